@@ -1,0 +1,24 @@
+"""Helpers for AppTest: run a page, read what its charts show."""
+
+import hashlib
+import os
+
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ROOT
+
+
+def page(path: str, timeout: float = 30) -> AppTest:
+    at = AppTest.from_file(os.path.join(ROOT, path), default_timeout=timeout)
+    return at.run()
+
+
+def charts_digest(at: AppTest) -> str:
+    """A fingerprint of every Plotly figure on the page: changes when any chart shows something else."""
+    specs = [el.proto.spec for el in at.get("plotly_chart")]
+    return hashlib.sha256("".join(specs).encode()).hexdigest()
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]

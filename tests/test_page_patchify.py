@@ -1,0 +1,69 @@
+import pytest
+
+from tests.apptest_helpers import assert_clean, charts_digest, page
+
+PAGE = "pages/1_Patchify.py"
+
+
+def metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_default_view_shows_equivalence():
+    at = page(PAGE)
+    assert_clean(at)
+    assert metric(at, "Patches N") == "16" and metric(at, "Values per patch") == "48"
+    assert float(metric(at, "max |linear − conv|")) <= 1e-12
+    assert len(at.get("plotly_chart")) == 7
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda at: at.selectbox(key="kind").set_value("checkerboard"),
+        lambda at: at.select_slider(key="size").set_value(32),
+        lambda at: at.radio(key="channels").set_value(1),
+        lambda at: at.select_slider(key="patch_16").set_value(8),
+        lambda at: at.slider(key="embed_dim").set_value(8),
+        lambda at: at.number_input(key="seed").set_value(3),
+        lambda at: at.radio(key="dtype").set_value("float32"),
+        lambda at: at.toggle(key="wrong_order").set_value(True),
+        lambda at: at.toggle(key="overlap").set_value(True),
+        lambda at: at.slider(key="chosen_16").set_value(0),
+    ],
+)
+def test_every_control_changes_what_is_shown(change):
+    at = page(PAGE)
+    before = charts_digest(at)
+    change(at)
+    at.run()
+    assert_clean(at)
+    assert charts_digest(at) != before
+
+
+def test_breaking_reports_a_large_difference_and_why():
+    at = page(PAGE)
+    at.toggle(key="wrong_order").set_value(True).run()
+    assert float(metric(at, "max |linear − conv|")) > 1e-3
+    assert any("Wrong flatten order" in md.value for md in at.markdown)
+    at.toggle(key="wrong_order").set_value(False)
+    at.toggle(key="overlap").set_value(True).run()
+    assert_clean(at)
+    assert any("overlap" in md.value for md in at.markdown)
+    assert at.slider(key="stride_4").value == 2
+
+
+def test_source_shown_is_the_real_core_source():
+    import inspect
+
+    from core.patchify import patchify
+
+    at = page(PAGE)
+    assert inspect.getsource(patchify).strip() in [c.value.strip() for c in at.code]
+
+
+def test_upload_without_file_falls_back_to_synthetic():
+    at = page(PAGE)
+    at.radio(key="source").set_value("Upload").run()
+    assert_clean(at)
+    assert any("Upload an image" in i.value for i in at.info)

@@ -1,0 +1,92 @@
+"""Plotly figures shared by the pages. Plotly only: no Streamlit here, so figures can be tested alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+HEAT = "RdBu_r"
+
+
+def _square(fig: go.Figure, height: int = 360) -> go.Figure:
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10))
+    fig.update_yaxes(autorange="reversed", scaleanchor="x", constrain="domain")
+    fig.update_xaxes(constrain="domain")
+    return fig
+
+
+def image_figure(image: np.ndarray, title: str = "") -> go.Figure:
+    """(C, H, W) in [0, 1]: grey as a heatmap, RGB as an image."""
+    C, H, W = image.shape
+    fig = go.Figure()
+    if C == 1:
+        fig.add_trace(go.Heatmap(z=image[0], colorscale="gray", zmin=0, zmax=1, showscale=False,
+                                 hovertemplate="x=%{x} y=%{y} value=%{z:.3f}<extra></extra>"))
+    else:
+        rgb = (np.clip(image.transpose(1, 2, 0), 0, 1) * 255).astype(np.uint8)
+        fig.add_trace(go.Image(z=rgb, hovertemplate="x=%{x} y=%{y} rgb=%{z}<extra></extra>"))
+    fig.update_layout(title=title)
+    return _square(fig)
+
+
+def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | None = None, title: str = "") -> go.Figure:
+    """The image with its patch grid drawn on top and each patch's number (its place in the sequence)."""
+    C, H, W = image.shape
+    fig = image_figure(image, title)
+    gh, gw = H // patch_size, W // patch_size
+    for k in range(1, gw):
+        fig.add_vline(x=k * patch_size - 0.5, line=dict(color="#f59e0b", width=1))
+    for k in range(1, gh):
+        fig.add_hline(y=k * patch_size - 0.5, line=dict(color="#f59e0b", width=1))
+    if gh * gw <= 256:
+        font = 14 if gh * gw <= 16 else 10 if gh * gw <= 64 else 7
+        for r in range(gh):
+            for c in range(gw):
+                fig.add_annotation(x=c * patch_size + (patch_size - 1) / 2, y=r * patch_size + (patch_size - 1) / 2,
+                                   text=str(r * gw + c), showarrow=False,
+                                   font=dict(color="#f59e0b", size=font), bgcolor="rgba(0,0,0,0.35)")
+    if highlight is not None:
+        r, c = divmod(highlight, gw)
+        fig.add_shape(type="rect", x0=c * patch_size - 0.5, x1=(c + 1) * patch_size - 0.5,
+                      y0=r * patch_size - 0.5, y1=(r + 1) * patch_size - 0.5, line=dict(color="#ef4444", width=3))
+    return fig
+
+
+def matrix_figure(values: np.ndarray, title: str, x_title: str = "", y_title: str = "", colorscale: str = HEAT,
+                  highlight_row: int | None = None, symmetric: bool = True, height: int = 360,
+                  zmin: float | None = None, zmax: float | None = None) -> go.Figure:
+    """A 2-D array as a heatmap, row 0 at the top."""
+    values = np.asarray(values, dtype=np.float64)
+    if symmetric and zmin is None and zmax is None:
+        m = float(np.abs(values).max()) or 1.0
+        zmin, zmax = -m, m
+    fig = go.Figure(go.Heatmap(z=values, colorscale=colorscale, zmin=zmin, zmax=zmax,
+                               hovertemplate="row=%{y} col=%{x} value=%{z:.4g}<extra></extra>"))
+    if highlight_row is not None:
+        fig.add_shape(type="rect", x0=-0.5, x1=values.shape[1] - 0.5, y0=highlight_row - 0.5, y1=highlight_row + 0.5,
+                      line=dict(color="#ef4444", width=2))
+    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40, b=10),
+                      xaxis_title=x_title, yaxis_title=y_title)
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
+def grid_map(values: np.ndarray, title: str, colorscale: str = "Viridis", text_fmt: str = ".3f",
+             zmin: float | None = None, zmax: float | None = None, height: int = 320,
+             x_labels: list | None = None, y_labels: list | None = None) -> go.Figure:
+    """A small 2-D map with its value written in every cell (patch grids, attention maps)."""
+    values = np.asarray(values, dtype=np.float64)
+    text = [[format(v, text_fmt) for v in row] for row in values]
+    fig = go.Figure(go.Heatmap(z=values, x=x_labels, y=y_labels, colorscale=colorscale, zmin=zmin, zmax=zmax,
+                               text=text, texttemplate="%{text}" if values.size <= 256 else None,
+                               hovertemplate="x=%{x} y=%{y} value=%{z:.4g}<extra></extra>"))
+    fig.update_layout(title=title)
+    return _square(fig, height)
+
+
+def bar_figure(values: np.ndarray, title: str, labels: list | None = None, height: int = 260) -> go.Figure:
+    values = np.asarray(values, dtype=np.float64)
+    fig = go.Figure(go.Bar(x=labels if labels is not None else list(range(len(values))), y=values,
+                           marker_color=["#4f46e5" if v >= 0 else "#ef4444" for v in values]))
+    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40, b=10))
+    return fig
