@@ -13,6 +13,10 @@ import sys
 def _print(obj: dict, as_json: bool) -> None:
     if as_json:
         print(json.dumps(obj, indent=None, default=float))
+    elif "claims" in obj:
+        for c in obj["claims"]:
+            print(f"{'PASS' if c['passed'] else 'FAIL'}  {c['value']:.3g} (tol {c['tolerance']:g})  {c['claim']}")
+            print(f"      {c['detail']}")
     else:
         for key, value in obj.items():
             print(f"{key}: {value}")
@@ -34,6 +38,33 @@ def cmd_patchify(args: argparse.Namespace) -> dict:
     return summary(run_patchify(config, upload))
 
 
+def cmd_verify(args: argparse.Namespace) -> dict:
+    from core.symmetry import SymmetryConfig, verify
+
+    claims = verify(SymmetryConfig(preset=args.preset, seed=args.seed, pos_embed=args.pos_embed))
+    return {"config": {"preset": args.preset, "seed": args.seed, "pos_embed": args.pos_embed},
+            "passed": all(c["passed"] for c in claims), "claims": claims}
+
+
+def cmd_attention(args: argparse.Namespace) -> dict:
+    from core.symmetry import SEED_CASES, SymmetryConfig, experiment
+
+    cases = SEED_CASES
+    if args.position is not None:
+        row, col = args.position
+        cases = ((f"row{row}-col{col}", f"Bright patch at row {row}, column {col}", row, col),)
+    return experiment(cases, SymmetryConfig(preset=args.preset, seed=args.seed, pos_embed=args.pos_embed))
+
+
+def _model_options(p: argparse.ArgumentParser) -> None:
+    from core.vit import POS_EMBEDS, VIT_PRESETS
+
+    p.add_argument("--preset", default="seed", choices=list(VIT_PRESETS), help="model size (default: the seed's)")
+    p.add_argument("--seed", type=int, default=13, help="torch.manual_seed before building (13: the seed's)")
+    p.add_argument("--pos-embed", default="learned", choices=POS_EMBEDS)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m core", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -52,6 +83,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--conv-stride", type=int, default=None, help="break it: a conv stride below the patch size")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_patchify)
+
+    p = sub.add_parser("verify", help="the seed module's four claims, measured",
+                       description="Check the four ViT claims; exits 1 if any fails.")
+    _model_options(p)
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("attention", help="class-token attention for a bright patch (the seed's experiment)",
+                       description="The seed's experiment() structure: three cases, or one at --position.")
+    _model_options(p)
+    p.add_argument("--position", type=int, nargs=2, metavar=("ROW", "COL"), help="one bright patch at this grid cell")
+    p.set_defaults(func=cmd_attention)
     return parser
 
 
@@ -64,4 +106,4 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     _print(result, args.json)
-    return 0
+    return 1 if result.get("passed") is False else 0

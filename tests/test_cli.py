@@ -28,3 +28,20 @@ def test_patchify_bad_patch_size_is_one_line_no_traceback():
 def test_help_documents_subcommands():
     p = run_cli("--help")
     assert p.returncode == 0 and "patchify" in p.stdout
+
+
+def test_verify_json_passes_all_four_claims():
+    p = run_cli("verify", "--json")
+    assert p.returncode == 0, p.stderr
+    claims = json.loads(p.stdout)["claims"]
+    assert len(claims) == 4 and all(c["passed"] for c in claims)
+    assert set(claims[0]) >= {"claim", "value", "tolerance", "passed"}
+
+
+def test_attention_json_default_cases_and_position():
+    out = json.loads(run_cli("attention", "--json").stdout)
+    assert [c["id"] for c in out["cases"]] == ["top-left", "middle", "bottom-right"]
+    one = json.loads(run_cli("attention", "--json", "--position", "2", "3").stdout)
+    assert len(one["cases"]) == 1 and one["cases"][0]["matrices"][0]["values"][8][12] == 1.0
+    bad = run_cli("attention", "--position", "5", "0")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

@@ -29,8 +29,9 @@ def image_figure(image: np.ndarray, title: str = "") -> go.Figure:
     return _square(fig)
 
 
-def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | None = None, title: str = "") -> go.Figure:
-    """The image with its patch grid drawn on top and each patch's number (its place in the sequence)."""
+def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | None = None, title: str = "",
+                          labels: list | None = None) -> go.Figure:
+    """The image with its patch grid drawn on top and each patch's number (default: its place in the sequence)."""
     C, H, W = image.shape
     fig = image_figure(image, title)
     gh, gw = H // patch_size, W // patch_size
@@ -43,7 +44,7 @@ def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | N
         for r in range(gh):
             for c in range(gw):
                 fig.add_annotation(x=c * patch_size + (patch_size - 1) / 2, y=r * patch_size + (patch_size - 1) / 2,
-                                   text=str(r * gw + c), showarrow=False,
+                                   text=str(labels[r * gw + c] if labels is not None else r * gw + c), showarrow=False,
                                    font=dict(color="#f59e0b", size=font), bgcolor="rgba(0,0,0,0.35)")
     if highlight is not None:
         r, c = divmod(highlight, gw)
@@ -89,4 +90,26 @@ def bar_figure(values: np.ndarray, title: str, labels: list | None = None, heigh
     fig = go.Figure(go.Bar(x=labels if labels is not None else list(range(len(values))), y=values,
                            marker_color=["#4f46e5" if v >= 0 else "#ef4444" for v in values]))
     fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40, b=10))
+    return fig
+
+
+def grouped_bars(groups: dict[str, np.ndarray], title: str, labels: list | None = None, height: int = 280) -> go.Figure:
+    """Several vectors side by side (e.g. logits before and after a change)."""
+    fig = go.Figure()
+    for name, values in groups.items():
+        values = np.asarray(values, dtype=np.float64)
+        fig.add_trace(go.Bar(name=name, x=labels if labels is not None else list(range(len(values))), y=values))
+    fig.update_layout(title=title, barmode="group", height=height, margin=dict(l=10, r=10, t=40, b=10),
+                      legend=dict(orientation="h", y=-0.2))
+    return fig
+
+
+def log_strip(groups: dict[str, np.ndarray], title: str, x_title: str, floor: float = 1e-18, height: int = 280) -> go.Figure:
+    """Distributions of positive numbers spanning many decades, one row per group, each value a dot."""
+    fig = go.Figure()
+    for name, values in groups.items():
+        values = np.maximum(np.asarray(values, dtype=np.float64), floor)  # exact zeros drawn at the floor
+        fig.add_trace(go.Box(x=values, name=name, boxpoints="all", jitter=0.5, pointpos=0, orientation="h"))
+    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40, b=10), showlegend=False,
+                      xaxis=dict(type="log", title=x_title))
     return fig

@@ -1,0 +1,60 @@
+import pytest
+
+from tests.apptest_helpers import assert_clean, charts_digest, page
+
+PAGE = "pages/2_Permutation_symmetry.py"
+
+
+def test_default_view_passes_all_claims():
+    at = page(PAGE)
+    assert_clean(at)
+    df = at.dataframe[0].value
+    assert list(df[""]) == ["✅"] * 4
+    assert len(at.get("plotly_chart")) >= 12
+    assert any("untrained" in i.value for i in at.info)
+
+
+def set_kind(at, kind):
+    at.selectbox(key="perm_kind").set_value(kind).run()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda at: at.selectbox(key="preset").set_value("two blocks, 4 heads, width 32"),
+        lambda at: at.number_input(key="seed").set_value(1),
+        lambda at: at.selectbox(key="pos_embed").set_value("sincos2d"),
+        lambda at: at.selectbox(key="perm_kind").set_value("random"),
+        lambda at: (set_kind(at, "random"), at.number_input(key="perm_seed").set_value(7)),
+        lambda at: (set_kind(at, "swap"), at.number_input(key="swap_j").set_value(9)),
+        lambda at: (set_kind(at, "swap"), at.number_input(key="swap_i").set_value(3)),
+        lambda at: (set_kind(at, "shift"), at.slider(key="shift_r").set_value(2)),
+        lambda at: (set_kind(at, "shift"), at.slider(key="shift_c").set_value(-1)),
+        lambda at: at.slider(key="change_patch").set_value(10),
+        lambda at: at.radio(key="att_case").set_value("Bright patch at bottom right"),
+        lambda at: (at.radio(key="att_case").set_value("Any position").run(), at.slider(key="att_row").set_value(3)),
+        lambda at: (at.radio(key="att_case").set_value("Any position").run(), at.slider(key="att_col").set_value(3)),
+    ],
+)
+def test_every_control_changes_what_is_shown(change):
+    at = page(PAGE)
+    before = charts_digest(at)
+    change(at)
+    at.run()
+    assert_clean(at)
+    assert charts_digest(at) != before
+
+
+def test_no_positions_says_so_and_keeps_claims():
+    at = page(PAGE)
+    at.selectbox(key="pos_embed").set_value("none").run()
+    assert_clean(at)
+    assert list(at.dataframe[0].value[""]) == ["✅"] * 4
+    assert any("no position table" in md.value for md in at.markdown)
+
+
+def test_identity_permutation_warns():
+    at = page(PAGE)
+    set_kind(at, "shift")
+    at.slider(key="shift_c").set_value(0).run()
+    assert any("leaves every patch" in w.value for w in at.warning)
