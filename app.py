@@ -3,7 +3,7 @@
 import streamlit as st
 
 st.set_page_config(page_title="ViT Lab", page_icon="🔬", layout="wide")
-st.title("🔬 ViT Lab")
+st.title("ViT Lab")
 st.markdown(
     "**How does a Vision Transformer turn an image into a sequence of tokens, and what does it give up "
     "against a CNN?** Three short lessons answer it with experiments you can change and re-run. Every number "

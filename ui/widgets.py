@@ -18,4 +18,4 @@ def show_source(*objects, label: str = "The code that ran (from `core`, read liv
 
 def page_header(title: str, icon: str) -> None:
     st.set_page_config(page_title=f"{title} · ViT Lab", page_icon=icon, layout="wide")
-    st.title(f"{icon} {title}")
+    st.title(title)
