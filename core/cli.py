@@ -56,6 +56,39 @@ def cmd_attention(args: argparse.Namespace) -> dict:
     return experiment(cases, SymmetryConfig(preset=args.preset, seed=args.seed, pos_embed=args.pos_embed))
 
 
+def cmd_generalization(args: argparse.Namespace) -> dict:
+    from dataclasses import replace
+
+    from core.experiments import PRESETS, run, summary
+
+    cfg = PRESETS[args.preset]
+    overrides = {
+        "models": tuple(args.models) if args.models else None, "n_train": args.n_train,
+        "train_range": _inclusive(args.train_range), "n_test": args.n_test, "test_range": _inclusive(args.test_range),
+        "image_size": args.image_size, "data_seed": args.data_seed, "patch_size": args.patch_size,
+        "embed_dim": args.embed_dim, "num_heads": args.num_heads, "depth": args.depth, "pos_embed": args.pos_embed,
+        "global_pool": args.global_pool, "stem_channels": args.stem_channels, "epochs": args.epochs, "lr": args.lr,
+        "seeds": tuple(args.seeds) if args.seeds else None, "attn_impl": args.attn_impl,
+    }
+    cfg = replace(cfg, **{k: v for k, v in overrides.items() if v is not None})
+
+    def progress(model, seed, stats, done, total):
+        if not args.json and stats.epoch % 50 == 0:
+            print(f"  {model} seed {seed}: epoch {stats.epoch} loss {stats.loss:.4f}", file=sys.stderr)
+
+    result = run(cfg, progress)
+    out = {"config": result.config, "results": result.rows, "summary": summary(result), "seconds": result.seconds}
+    if args.full:
+        out |= {"curves": result.curves, "test_predictions": result.test_predictions,
+                "position_map": result.position_map}
+    return out
+
+
+def _inclusive(pair):
+    """Command-line ranges are inclusive (5 10 means centres 5..10); the config stores rng's half-open form."""
+    return None if pair is None else (pair[0], pair[1] + 1)
+
+
 def _model_options(p: argparse.ArgumentParser) -> None:
     from core.vit import POS_EMBEDS, VIT_PRESETS
 
@@ -94,6 +127,33 @@ def build_parser() -> argparse.ArgumentParser:
     _model_options(p)
     p.add_argument("--position", type=int, nargs=2, metavar=("ROW", "COL"), help="one bright patch at this grid cell")
     p.set_defaults(func=cmd_attention)
+
+    from core.experiments import MODELS, PRESETS
+
+    p = sub.add_parser("generalization", help="train ViT vs CNN at some positions, test at unseen ones",
+                       description="Train afresh (never cached) and print per-seed accuracies. Options override the preset.")
+    p.add_argument("--preset", default="lesson", choices=list(PRESETS))
+    p.add_argument("--models", nargs="+", choices=list(MODELS))
+    p.add_argument("--n-train", type=int)
+    p.add_argument("--train-range", type=int, nargs=2, metavar=("LO", "HI"), help="inclusive centre range, e.g. 5 10")
+    p.add_argument("--n-test", type=int)
+    p.add_argument("--test-range", type=int, nargs=2, metavar=("LO", "HI"), help="inclusive centre range, e.g. 3 4")
+    p.add_argument("--image-size", type=int)
+    p.add_argument("--data-seed", type=int)
+    p.add_argument("--patch-size", type=int)
+    p.add_argument("--embed-dim", type=int)
+    p.add_argument("--num-heads", type=int)
+    p.add_argument("--depth", type=int)
+    p.add_argument("--pos-embed", choices=("none", "learned", "sincos", "sincos2d"), help="configurable ViT only")
+    p.add_argument("--global-pool", choices=("token", "avg"), help="configurable ViT only")
+    p.add_argument("--stem-channels", type=int, help="hybrid only")
+    p.add_argument("--epochs", type=int)
+    p.add_argument("--lr", type=float)
+    p.add_argument("--seeds", type=int, nargs="+")
+    p.add_argument("--attn-impl", choices=("sdpa", "math"))
+    p.add_argument("--full", action="store_true", help="also print curves, test predictions and the position map")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_generalization)
     return parser
 
 

@@ -45,3 +45,16 @@ def test_attention_json_default_cases_and_position():
     assert len(one["cases"]) == 1 and one["cases"][0]["matrices"][0]["values"][8][12] == 1.0
     bad = run_cli("attention", "--position", "5", "0")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_generalization_json_tiny():
+    p = run_cli("generalization", "--preset", "tiny", "--models", "cnn", "--epochs", "5", "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["config"]["epochs"] == 5 and out["config"]["models"] == ["cnn"]
+    assert set(out["results"][0]) >= {"model", "seed", "train_acc", "test_acc"}
+
+
+def test_generalization_bad_range_is_one_line():
+    p = run_cli("generalization", "--train-range", "1", "10")
+    assert p.returncode == 2 and "Traceback" not in p.stderr and "does not fit" in p.stderr

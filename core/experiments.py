@@ -1,0 +1,254 @@
+"""The ViT-vs-CNN generalization experiment: configs, presets, one run, and sweeps.
+
+A config is a frozen dataclass of primitives: it is the cache key, the preset, and what the command
+line and the downloads print. Running it trains every (seed, model) pair on the training positions and
+tests at the unseen ones, exactly as the lesson's loop, then also scores every position on a grid.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from core.cnn import CNNClassifier
+from core.shapes import all_positions, check_range, make_dataset, valid_centres
+from core.tiny_vit import LessonViT
+from core.train import EpochStats, train
+from core.vit import POS_EMBEDS, ViT, ViTConfig
+
+MODELS = {
+    "vit": "ViT (lesson)",
+    "cnn": "CNN",
+    "hybrid": "Hybrid (CNN stem + ViT)",
+    "vit-config": "ViT (configurable)",
+}
+
+
+@dataclass(frozen=True)
+class GeneralizationConfig:
+    models: tuple[str, ...] = ("vit", "cnn")
+    n_train: int = 300
+    train_range: tuple[int, int] = (5, 11)  # half-open: centres 5..10, as rng.integers(5, 11)
+    n_test: int = 150
+    test_range: tuple[int, int] = (3, 5)  # centres 3..4: never seen in training
+    image_size: int = 16
+    data_seed: int = 1
+    patch_size: int = 4
+    embed_dim: int = 32
+    num_heads: int = 4
+    depth: int = 2
+    pos_embed: str = "learned"  # configurable ViT only; the lesson ViT always uses its 1-D sin-cos table
+    global_pool: str = "token"  # configurable ViT only: "token" (class token) or "avg" (mean, no class token)
+    stem_channels: int = 8  # hybrid only
+    epochs: int = 200
+    lr: float = 1e-3
+    seeds: tuple[int, ...] = (0, 1, 2)
+    attn_impl: str = "sdpa"  # "sdpa": bit-for-bit the notebook's forward; "math": plain matmul-softmax
+
+    def validate(self) -> None:
+        unknown = [m for m in self.models if m not in MODELS]
+        if unknown or not self.models:
+            raise ValueError(f"models must be a non-empty subset of {list(MODELS)}, got {list(self.models)}")
+        check_range(self.train_range, self.image_size, "training position range")
+        check_range(self.test_range, self.image_size, "test position range")
+        if self.image_size % self.patch_size:
+            raise ValueError(f"patch_size={self.patch_size} must divide image_size={self.image_size}")
+        if self.embed_dim % self.num_heads:
+            raise ValueError(f"embed_dim={self.embed_dim} must be divisible by num_heads={self.num_heads}")
+        if self.pos_embed not in POS_EMBEDS:
+            raise ValueError(f"pos_embed={self.pos_embed!r} is not one of {POS_EMBEDS}")
+        if self.pos_embed == "sincos2d" and "vit-config" in self.models and self.embed_dim % 4:
+            raise ValueError(f"pos_embed='sincos2d' needs embed_dim divisible by 4, got {self.embed_dim}")
+        if self.global_pool not in ("token", "avg"):
+            raise ValueError(f"global_pool must be 'token' or 'avg', got {self.global_pool!r}")
+        if not self.seeds or self.n_train < 1 or self.n_test < 1 or self.epochs < 1 or self.lr <= 0:
+            raise ValueError(f"need seeds, n_train, n_test, epochs >= 1 and lr > 0; got seeds={self.seeds}, "
+                             f"n_train={self.n_train}, n_test={self.n_test}, epochs={self.epochs}, lr={self.lr}")
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+LESSON = GeneralizationConfig()
+PRESETS = {
+    "lesson": LESSON,
+    "exercise-1": replace(LESSON, n_train=3000),
+    "exercise-2": replace(LESSON, patch_size=2),
+    "exercise-3": replace(LESSON, models=("vit", "hybrid", "cnn")),
+    "tiny": replace(LESSON, n_train=120, n_test=60, epochs=30, seeds=(0,), embed_dim=16, num_heads=2, depth=1),
+}
+PRESET_NOTES = {
+    "lesson": "The notebook's exact setup: 300 images at centres 5..10, test at 3..4, seeds 0-2.",
+    "exercise-1": "Exercise 1: ten times the data (3000 training images) at the same positions.",
+    "exercise-2": "Exercise 2: finer 2x2 patches, 64 tokens instead of 16.",
+    "exercise-3": "Exercise 3: a hybrid whose transformer reads a small CNN's feature map.",
+    "tiny": "A small, fast setting (seconds) for trying things out.",
+}
+
+
+def build_model(name: str, cfg: GeneralizationConfig, seed: int) -> nn.Module:
+    """Seed, then build: the lesson's train_and_eval does the same, so seeds give the lesson's weights."""
+    torch.manual_seed(seed)
+    if name == "cnn":
+        return CNNClassifier()
+    if name in ("vit", "hybrid"):
+        return LessonViT(cfg.image_size, cfg.patch_size, 1, cfg.embed_dim, cfg.num_heads, cfg.depth,
+                         stem_channels=cfg.stem_channels if name == "hybrid" else 0, attn_impl=cfg.attn_impl)
+    if name == "vit-config":
+        vit = ViT(ViTConfig(img_size=cfg.image_size, in_chans=1, patch_size=cfg.patch_size, embed_dim=cfg.embed_dim,
+                            depth=cfg.depth, num_heads=cfg.num_heads, mlp_ratio=2.0, num_classes=1,
+                            pos_embed=cfg.pos_embed, class_token=cfg.global_pool == "token",
+                            global_pool=cfg.global_pool))
+        return _SqueezeLogit(vit)
+    raise ValueError(f"unknown model {name!r}; choose one of {list(MODELS)}")
+
+
+class _SqueezeLogit(nn.Module):
+    """(B, 1) logits -> (B,), so every model answers in the same shape."""
+
+    def __init__(self, inner: nn.Module):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.inner(x).squeeze(-1)
+
+
+@dataclass
+class Data:
+    Xtr: torch.Tensor
+    ytr: torch.Tensor
+    Xte: torch.Tensor
+    yte: torch.Tensor
+    test_centres: np.ndarray
+    grid_X: torch.Tensor  # both shapes at every centre that fits
+    grid_y: torch.Tensor
+    grid_centres: np.ndarray
+
+
+def make_data(cfg: GeneralizationConfig) -> Data:
+    rng = np.random.default_rng(cfg.data_seed)
+    tr = make_dataset(rng, cfg.n_train, cfg.train_range, cfg.image_size)
+    te = make_dataset(rng, cfg.n_test, cfg.test_range, cfg.image_size)
+    grid = all_positions(cfg.image_size)
+
+    def t(a):
+        return torch.from_numpy(a)
+
+    return Data(t(tr.images).unsqueeze(1), t(tr.labels), t(te.images).unsqueeze(1), t(te.labels), te.centres,
+                t(grid.images).unsqueeze(1), t(grid.labels), grid.centres)
+
+
+@dataclass
+class RunResult:
+    config: dict
+    rows: list[dict] = field(default_factory=list)  # one per (model, seed): train_acc, test_acc, seconds
+    curves: list[dict] = field(default_factory=list)  # one per (model, seed, epoch)
+    test_predictions: list[dict] = field(default_factory=list)  # one per (model, seed, test image)
+    position_map: list[dict] = field(default_factory=list)  # one per (model, seed, shape, cx, cy): correct?
+    seconds: float = 0.0
+    complete: bool = True
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+# progress(model, seed, stats, done_units, total_units) -> False to stop
+Progress = Callable[[str, int, EpochStats, int, int], bool | None]
+
+
+def run(cfg: GeneralizationConfig, progress: Progress | None = None, eval_every: int = 1) -> RunResult:
+    """Train every (seed, model) pair, one after another, as the lesson's loop does."""
+    cfg.validate()
+    data = make_data(cfg)
+    result = RunResult(cfg.to_json())
+    total = len(cfg.seeds) * len(cfg.models) * cfg.epochs
+    done = 0
+    start = time.perf_counter()
+    chunk = 1000 if cfg.n_train > 1000 else None  # bounded memory for big training sets, same gradient
+    for seed in cfg.seeds:
+        for name in cfg.models:
+            model = build_model(name, cfg, seed)
+            base = done
+
+            def callback(stats: EpochStats, name=name, seed=seed, base=base):
+                return None if progress is None else progress(name, seed, stats, base + stats.epoch, total)
+
+            tr = train(model, data.Xtr, data.ytr, data.Xte, data.yte, cfg.epochs, cfg.lr,
+                       callback if progress else None, eval_every, chunk)
+            done = base + cfg.epochs
+            if tr.stopped_early:
+                result.complete = False
+                result.seconds = time.perf_counter() - start
+                return result
+            _collect(result, name, seed, tr, model, data)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _collect(result: RunResult, name: str, seed: int, tr, model: nn.Module, data: Data) -> None:
+    result.rows.append({"model": name, "seed": seed, "train_acc": tr.train_acc, "test_acc": tr.test_acc,
+                        "seconds": tr.seconds})
+    result.curves.extend({"model": name, "seed": seed, "epoch": s.epoch, "loss": s.loss, "train_acc": s.train_acc,
+                          "test_acc": s.test_acc} for s in tr.curves)
+    probs = torch.sigmoid(tr.test_logits).numpy()
+    for i, (p, y) in enumerate(zip(probs, data.yte.numpy(), strict=True)):
+        cx, cy = data.test_centres[i]
+        result.test_predictions.append({"model": name, "seed": seed, "index": i, "cx": int(cx), "cy": int(cy),
+                                        "label": int(y), "p_circle": float(p), "correct": bool((p > 0.5) == (y > 0.5))})
+    with torch.no_grad():
+        grid_pred = (model(data.grid_X) > 0).float().numpy()
+    for (cx, cy), y, pred in zip(data.grid_centres, data.grid_y.numpy(), grid_pred, strict=True):
+        result.position_map.append({"model": name, "seed": seed, "shape": "plus" if y == 0 else "circle",
+                                    "cx": int(cx), "cy": int(cy), "correct": float(pred == y)})
+
+
+def summary(result: RunResult) -> dict:
+    """Mean and spread of test accuracy per model."""
+    out = {}
+    for name in dict.fromkeys(r["model"] for r in result.rows):
+        acc = np.array([r["test_acc"] for r in result.rows if r["model"] == name])
+        tr = np.array([r["train_acc"] for r in result.rows if r["model"] == name])
+        out[name] = {"test_mean": float(acc.mean()), "test_std": float(acc.std()), "test_min": float(acc.min()),
+                     "test_max": float(acc.max()), "train_mean": float(tr.mean())}
+    return out
+
+
+def position_grid(result: RunResult, model: str, shape: str, size: int) -> np.ndarray:
+    """(rows=cy, cols=cx) accuracy at each centre, averaged over seeds; NaN where a shape does not fit."""
+    centres = list(valid_centres(size))
+    grid = np.full((size, size), np.nan)
+    acc: dict[tuple[int, int], list[float]] = {}
+    for r in result.position_map:
+        if r["model"] == model and r["shape"] == shape:
+            acc.setdefault((r["cx"], r["cy"]), []).append(r["correct"])
+    for (cx, cy), v in acc.items():
+        grid[cy, cx] = float(np.mean(v))
+    return grid[np.ix_(centres, centres)]
+
+
+SWEEPS = {
+    "training-set size": ("n_train", (100, 300, 1000, 3000)),
+    "patch size": ("patch_size", (2, 4, 8)),
+}
+
+
+def sweep(base: GeneralizationConfig, name: str, progress: Callable[[int, int, str], bool | None] | None = None,
+          values: tuple | None = None) -> list[dict]:
+    """Re-run ``base`` at each value of one knob; one row per (value, model, seed)."""
+    if name not in SWEEPS:
+        raise ValueError(f"unknown sweep {name!r}; choose one of {list(SWEEPS)}")
+    field_name, default_values = SWEEPS[name]
+    rows = []
+    for i, value in enumerate(values or default_values):
+        cfg = replace(base, **{field_name: value})
+        if progress is not None and progress(i, len(values or default_values), f"{field_name}={value}") is False:
+            break
+        for r in run(cfg).rows:
+            rows.append({field_name: value, **r})
+    return rows

@@ -1,0 +1,89 @@
+"""Plus-vs-circle images and datasets, made exactly as the lesson makes them.
+
+A plus is two 3-pixel-thick bars of length 7; a circle is every pixel within distance 3 of the centre.
+Both reach 3 pixels from their centre (cx, cy), so a centre fits when 3 <= cx, cy <= size - 4.
+The dataset draws, per image, a shape name then cx then cy from one ``numpy.random.Generator``: with
+``default_rng(1)``, 300 training images at positions 5..10 and then 150 test images at 3..4 reproduce
+the lesson's data bit for bit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+SHAPES = ("plus", "circle")
+REACH = 3  # pixels from the centre to the edge of either shape
+
+
+def make_image(shape: str, cx: int, cy: int, size: int = 16) -> np.ndarray:
+    """One (size, size) float32 image with the shape centred at column cx, row cy."""
+    if shape not in SHAPES:
+        raise ValueError(f"shape must be one of {SHAPES}, got {shape!r}")
+    check_centre(cx, cy, size)
+    img = np.zeros((size, size), dtype=np.float32)
+    if shape == "plus":
+        img[cy - 1:cy + 2, cx - 3:cx + 4] = 1.0
+        img[cy - 3:cy + 4, cx - 1:cx + 2] = 1.0
+    else:
+        yy, xx = np.mgrid[0:size, 0:size]
+        img[((xx - cx) ** 2 + (yy - cy) ** 2) <= 9] = 1.0
+    return img
+
+
+def valid_centres(size: int) -> range:
+    """Every centre coordinate at which both shapes fit inside a size x size image."""
+    return range(REACH, size - REACH)
+
+
+def check_centre(cx: int, cy: int, size: int) -> None:
+    if not (REACH <= cx < size - REACH and REACH <= cy < size - REACH):
+        raise ValueError(f"a shape centred at (cx={cx}, cy={cy}) does not fit a {size}x{size} image: "
+                         f"centres must be in {REACH}..{size - REACH - 1}")
+
+
+def check_range(position_range: tuple[int, int], size: int, name: str = "position range") -> None:
+    """A half-open range [lo, hi) of centre coordinates, as ``rng.integers(lo, hi)`` draws them."""
+    lo, hi = position_range
+    if hi <= lo:
+        raise ValueError(f"{name} [{lo}, {hi}) is empty: the upper end is exclusive and must exceed the lower")
+    if lo < REACH or hi - 1 > size - REACH - 1:
+        raise ValueError(f"{name} {lo}..{hi - 1} does not fit a {size}x{size} image: a plus or circle reaches "
+                         f"{REACH} pixels from its centre, so centres must be in {REACH}..{size - REACH - 1}")
+
+
+@dataclass(frozen=True)
+class ShapeDataset:
+    images: np.ndarray  # (n, size, size) float32
+    labels: np.ndarray  # (n,) float32: 0 plus, 1 circle
+    centres: np.ndarray  # (n, 2) int: (cx, cy)
+
+
+def make_dataset(rng: np.random.Generator, n: int, position_range: tuple[int, int], size: int = 16) -> ShapeDataset:
+    """``n`` images; per image the draws are: shape, cx, cy (the lesson's order)."""
+    check_range(position_range, size)
+    if n < 1:
+        raise ValueError(f"need at least one image, got n={n}")
+    images, labels, centres = [], [], []
+    for _ in range(n):
+        shape = rng.choice(["plus", "circle"])
+        cx, cy = rng.integers(*position_range), rng.integers(*position_range)
+        images.append(make_image(str(shape), int(cx), int(cy), size))
+        labels.append(0.0 if shape == "plus" else 1.0)
+        centres.append((int(cx), int(cy)))
+    return ShapeDataset(np.array(images, dtype=np.float32), np.array(labels, dtype=np.float32),
+                        np.array(centres, dtype=np.int64))
+
+
+def all_positions(size: int) -> ShapeDataset:
+    """Both shapes at every centre where they fit: the grid behind the generalization map."""
+    images, labels, centres = [], [], []
+    for label, shape in enumerate(SHAPES):
+        for cy in valid_centres(size):
+            for cx in valid_centres(size):
+                images.append(make_image(shape, cx, cy, size))
+                labels.append(float(label))
+                centres.append((cx, cy))
+    return ShapeDataset(np.array(images, dtype=np.float32), np.array(labels, dtype=np.float32),
+                        np.array(centres, dtype=np.int64))

@@ -1,0 +1,95 @@
+"""The lesson's TinyViT, reproduced exactly, and its hybrid variant with a small convolutional stem.
+
+The lesson builds its encoder from ``nn.TransformerEncoderLayer`` (post-norm, ReLU, feed-forward 2x,
+no dropout) wrapped in ``nn.TransformerEncoder``, which deep-copies one layer: every layer starts with
+the *same* weights. We write the layer out so its arithmetic is ours to speed up, but create its
+parameters with the same initialisers in the same order and clone it the same way, so that
+``torch.manual_seed(s)`` then ``LessonViT()`` holds exactly the lesson's weights for seed ``s``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from core.patchify import patchify
+from core.pos_embed import sincos_1d
+
+
+class EncoderLayer(nn.Module):
+    """``nn.TransformerEncoderLayer(d, h, dim_feedforward=2d, dropout=0, batch_first=True)``, written out."""
+
+    def __init__(self, dim: int, num_heads: int, attn_impl: str = "sdpa"):
+        super().__init__()
+        if dim % num_heads:
+            raise ValueError(f"embed_dim={dim} must be divisible by num_heads={num_heads}")
+        self.num_heads = num_heads
+        self.attn_impl = attn_impl  # "sdpa": as torch's layer computes it; "math": plain matmul-softmax
+        # nn.MultiheadAttention's parameters, created and initialised in its order
+        self.in_proj_weight = nn.Parameter(torch.empty(3 * dim, dim))
+        self.in_proj_bias = nn.Parameter(torch.empty(3 * dim))
+        self.out_proj = nn.Linear(dim, dim)
+        nn.init.xavier_uniform_(self.in_proj_weight)
+        nn.init.constant_(self.in_proj_bias, 0.0)
+        nn.init.constant_(self.out_proj.bias, 0.0)
+        self.linear1 = nn.Linear(dim, 2 * dim)
+        self.linear2 = nn.Linear(2 * dim, dim)
+        self.norm1 = nn.LayerNorm(dim)
+        self.norm2 = nn.LayerNorm(dim)
+
+    def attention(self, x: torch.Tensor) -> torch.Tensor:
+        B, T, D = x.shape
+        H = self.num_heads
+        qkv = F.linear(x, self.in_proj_weight, self.in_proj_bias)  # (B, T, 3D)
+        q, k, v = qkv.reshape(B, T, 3, H, D // H).permute(2, 0, 3, 1, 4)  # each (B, H, T, hd)
+        if self.attn_impl == "math":
+            weights = (q @ k.transpose(-2, -1) / math.sqrt(D // H)).softmax(dim=-1)  # (B, H, T, T)
+            out = weights @ v  # (B, H, T, hd)
+        else:
+            out = F.scaled_dot_product_attention(q, k, v)  # (B, H, T, hd)
+        out = out.transpose(1, 2).reshape(B, T, D)  # (B, T, D)
+        return self.out_proj(out)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.norm1(x + self.attention(x))  # post-norm, as torch's default norm_first=False
+        return self.norm2(x + self.linear2(F.relu(self.linear1(x))))
+
+
+class LessonViT(nn.Module):
+    """The lesson's TinyViT: patchify, linear embed, [CLS], 1-D sin-cos positions, post-norm encoder, one logit.
+
+    ``stem_channels > 0`` makes the exercise-3 hybrid: a 3x3 conv + ReLU stem runs first and its feature
+    map, not the raw pixels, is patchified. The stem is created last, so the plain model's creation
+    order (and hence its seeded weights) is untouched when ``stem_channels == 0``.
+    """
+
+    def __init__(self, img_size: int = 16, patch_size: int = 4, in_ch: int = 1, embed_dim: int = 32,
+                 num_heads: int = 4, depth: int = 2, stem_channels: int = 0, attn_impl: str = "sdpa"):
+        super().__init__()
+        if img_size % patch_size:
+            raise ValueError(f"patch_size={patch_size} must divide img_size={img_size}")
+        self.patch_size = patch_size
+        n_patches = (img_size // patch_size) ** 2
+        patch_dim = (stem_channels or in_ch) * patch_size * patch_size
+        self.embed = nn.Linear(patch_dim, embed_dim)
+        self.cls_token = nn.Parameter(torch.randn(1, 1, embed_dim) * 0.02)
+        self.register_buffer("pos_enc", sincos_1d(n_patches + 1, embed_dim))
+        layer = EncoderLayer(embed_dim, num_heads, attn_impl)
+        self.layers = nn.ModuleList(copy.deepcopy(layer) for _ in range(depth))  # as nn.TransformerEncoder
+        self.head = nn.Linear(embed_dim, 1)
+        self.stem = (nn.Sequential(nn.Conv2d(in_ch, stem_channels, 3, padding=1), nn.ReLU())
+                     if stem_channels else nn.Identity())
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        B, C, H, W = x.shape
+        x = self.stem(x)  # (B, C', H, W): identity unless hybrid
+        tok = self.embed(patchify(x, self.patch_size))  # (B, N, D)
+        cls = self.cls_token.expand(B, -1, -1)  # (B, 1, D)
+        tok = torch.cat([cls, tok], dim=1) + self.pos_enc  # (B, N+1, D)
+        for layer in self.layers:
+            tok = layer(tok)
+        return self.head(tok[:, 0]).squeeze(-1)  # (B,): one logit, read from the class token
