@@ -238,17 +238,26 @@ SWEEPS = {
 }
 
 
-def sweep(base: GeneralizationConfig, name: str, progress: Callable[[int, int, str], bool | None] | None = None,
+def sweep(base: GeneralizationConfig, name: str, progress: Callable[[float, str], bool | None] | None = None,
           values: tuple | None = None) -> list[dict]:
-    """Re-run ``base`` at each value of one knob; one row per (value, model, seed)."""
+    """Re-run ``base`` at each value of one knob; one row per (value, model, seed).
+
+    ``progress(fraction_done, label)`` is called every epoch; returning False stops the sweep.
+    """
     if name not in SWEEPS:
         raise ValueError(f"unknown sweep {name!r}; choose one of {list(SWEEPS)}")
     field_name, default_values = SWEEPS[name]
+    values = values or default_values
     rows = []
-    for i, value in enumerate(values or default_values):
+    for i, value in enumerate(values):
         cfg = replace(base, **{field_name: value})
-        if progress is not None and progress(i, len(values or default_values), f"{field_name}={value}") is False:
+
+        def callback(model, seed, stats, done, total, i=i, value=value):
+            label = f"{field_name}={value}: {MODELS[model]}, seed {seed}"
+            return progress((i + done / total) / len(values), label)
+
+        result = run(cfg, callback if progress else None)
+        if not result.complete:
             break
-        for r in run(cfg).rows:
-            rows.append({field_name: value, **r})
+        rows.extend({field_name: value, **r} for r in result.rows)
     return rows

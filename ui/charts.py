@@ -113,3 +113,73 @@ def log_strip(groups: dict[str, np.ndarray], title: str, x_title: str, floor: fl
     fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40, b=10), showlegend=False,
                       xaxis=dict(type="log", title=x_title))
     return fig
+
+
+PALETTE = {"vit": "#ef4444", "cnn": "#2563eb", "hybrid": "#f59e0b", "vit-config": "#10b981"}
+
+
+def accuracy_bars(rows: list[dict], names: dict[str, str], title: str = "Accuracy per model (bars: mean, dots: seeds)") -> go.Figure:
+    """Grouped bars of mean train and test accuracy per model, each seed drawn as a dot."""
+    fig = go.Figure()
+    models = list(dict.fromkeys(r["model"] for r in rows))
+    for split, opacity in (("train_acc", 0.45), ("test_acc", 1.0)):
+        means = [np.mean([r[split] for r in rows if r["model"] == m]) for m in models]
+        fig.add_trace(go.Bar(x=[names[m] for m in models], y=means, name="train (seen positions)" if split == "train_acc"
+                             else "test (unseen positions)", opacity=opacity, offsetgroup=split,
+                             marker_color=[PALETTE.get(m, "#6b7280") for m in models],
+                             text=[f"{v:.1%}" for v in means], textposition="outside"))
+        fig.add_trace(go.Box(x=[names[r["model"]] for r in rows], y=[r[split] for r in rows], offsetgroup=split,
+                             boxpoints="all", pointpos=0, jitter=0.3, fillcolor="rgba(0,0,0,0)", line_color="rgba(0,0,0,0)",
+                             marker=dict(color="#111827", size=7), showlegend=False,
+                             hovertext=[f"seed {r['seed']}: {r[split]:.1%}" for r in rows], hoverinfo="text"))
+    fig.add_hline(y=0.5, line=dict(dash="dot", color="#6b7280"), annotation_text="chance")
+    fig.update_layout(title=title, barmode="group", boxmode="group", height=380, yaxis=dict(range=[0, 1.12], tickformat=".0%"),
+                      margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=-0.15))
+    return fig
+
+
+def curves_figure(curves: list[dict], names: dict[str, str], metric: str, title: str, height: int = 320) -> go.Figure:
+    """One line per (model, seed) over epochs; missing points (epochs not evaluated) are skipped."""
+    fig = go.Figure()
+    keys = list(dict.fromkeys((c["model"], c["seed"]) for c in curves))
+    for model, seed in keys:
+        pts = [c for c in curves if c["model"] == model and c["seed"] == seed and c.get(metric) is not None]
+        fig.add_trace(go.Scatter(x=[c["epoch"] for c in pts], y=[c[metric] for c in pts], mode="lines",
+                                 name=f"{names[model]} · seed {seed}", line=dict(color=PALETTE.get(model, "#6b7280"))))
+    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40, b=10), xaxis_title="epoch",
+                      legend=dict(orientation="h", y=-0.25))
+    if metric != "loss":
+        fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
+    return fig
+
+
+def position_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple[int, int],
+                        test_range: tuple[int, int], title: str, height: int = 330) -> go.Figure:
+    """Accuracy at each shape centre (x = cx, y = cy) with the training and test regions outlined."""
+    text = [["" if np.isnan(v) else f"{v:.0%}" for v in row] for row in grid]
+    fig = go.Figure(go.Heatmap(z=grid, x=centres, y=centres, zmin=0, zmax=1, colorscale="RdYlGn", text=text,
+                               texttemplate="%{text}", textfont=dict(size=9), colorbar=dict(tickformat=".0%"),
+                               hovertemplate="cx=%{x} cy=%{y} accuracy=%{z:.0%}<extra></extra>"))
+    for (lo, hi), color, name in ((train_range, "#111827", "train"), (test_range, "#7c3aed", "test")):
+        fig.add_shape(type="rect", x0=lo - 0.5, x1=hi - 0.5, y0=lo - 0.5, y1=hi - 0.5,
+                      line=dict(color=color, width=3, dash="solid" if name == "train" else "dash"))
+    fig.update_layout(title=title)
+    fig.update_xaxes(title="cx", dtick=1)
+    fig.update_yaxes(title="cy", dtick=1)
+    return _square(fig, height)
+
+
+def image_gallery(images: list[np.ndarray], captions: list[str], cols: int = 6, title: str = "") -> go.Figure:
+    """Small grey images in a grid, each with a caption."""
+    from plotly.subplots import make_subplots
+
+    rows = max(1, -(-len(images) // cols))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=captions, horizontal_spacing=0.02, vertical_spacing=0.12)
+    for i, img in enumerate(images):
+        fig.add_trace(go.Heatmap(z=img, colorscale="gray", zmin=0, zmax=1, showscale=False, hoverinfo="skip"),
+                      row=i // cols + 1, col=i % cols + 1)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, autorange="reversed")
+    fig.update_annotations(font_size=10)
+    fig.update_layout(title=title, height=170 * rows + 40, margin=dict(l=10, r=10, t=60, b=10))
+    return fig

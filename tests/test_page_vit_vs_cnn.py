@@ -1,0 +1,52 @@
+from tests.apptest_helpers import assert_clean, page
+
+PAGE = "pages/3_ViT_vs_CNN.py"
+
+
+def run_tiny(at):
+    at.button(key="preset_tiny").click().run()
+    at.radio(key="f_predict").set_value("in between")
+    next(b for b in at.button if b.label == "Run").click().run()
+    return at
+
+
+def test_opens_without_error_and_presets_fill_the_form():
+    at = page(PAGE, timeout=60)
+    assert_clean(at)
+    assert at.session_state["f_n_train"] == 300
+    at.button(key="preset_exercise-1").click().run()
+    assert at.session_state["f_n_train"] == 3000
+    at.button(key="preset_exercise-2").click().run()
+    assert at.session_state["f_patch"] == 2 and at.session_state["f_n_train"] == 300
+    at.button(key="preset_exercise-3").click().run()
+    assert "hybrid" in at.session_state["f_models"]
+
+
+def test_tiny_preset_through_the_form_shows_results():
+    at = run_tiny(page(PAGE, timeout=120))
+    assert_clean(at)
+    assert any("Your prediction:** in between" in md.value for md in at.markdown)
+    labels = [m.label for m in at.metric]
+    assert "CNN · test (unseen)" in labels and "ViT (lesson) · test (unseen)" in labels
+    assert len(at.get("plotly_chart")) >= 7  # bars, loss, test curve, 4 position maps
+    assert len(at.get("download_button")) == 2
+    notes = [md.value for md in at.markdown if md.value.startswith("- ")]
+    assert any("The CNN scored" in n for n in notes)
+
+
+def test_a_config_already_run_returns_from_the_store():
+    at = run_tiny(page(PAGE, timeout=120))
+    first = [m.value for m in at.metric]
+    # a second session: same config, results come from the per-process store without training
+    at2 = page(PAGE, timeout=120)
+    at2.button(key="preset_tiny").click().run()
+    next(b for b in at2.button if b.label == "Run").click().run()
+    assert [m.value for m in at2.metric] == first
+    assert not at2.get("progress")
+
+
+def test_bad_setting_is_refused_with_a_message():
+    at = page(PAGE, timeout=60)
+    at.multiselect(key="f_models").set_value([])
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert any("Cannot run this setting" in e.value for e in at.error)
