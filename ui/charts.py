@@ -158,7 +158,7 @@ def position_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple
     """Accuracy at each shape centre (x = cx, y = cy) with the training and test regions outlined."""
     text = [["" if np.isnan(v) else f"{v:.0%}" for v in row] for row in grid]
     fig = go.Figure(go.Heatmap(z=grid, x=centres, y=centres, zmin=0, zmax=1, colorscale="RdYlGn", text=text,
-                               texttemplate="%{text}", textfont=dict(size=9), colorbar=dict(tickformat=".0%"),
+                               texttemplate="%{text}", textfont=dict(size=8), colorbar=dict(tickformat=".0%"),
                                hovertemplate="cx=%{x} cy=%{y} accuracy=%{z:.0%}<extra></extra>"))
     for (lo, hi), color, name in ((train_range, "#111827", "train"), (test_range, "#7c3aed", "test")):
         fig.add_shape(type="rect", x0=lo - 0.5, x1=hi - 0.5, y0=lo - 0.5, y1=hi - 0.5,
@@ -180,6 +180,8 @@ def image_gallery(images: list[np.ndarray], captions: list[str], cols: int = 6, 
                       row=i // cols + 1, col=i % cols + 1)
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False, autorange="reversed")
+    for k in range(1, len(images) + 1):  # keep every little image square
+        fig.update_layout({f"yaxis{k if k > 1 else ''}": dict(scaleanchor=f"x{k if k > 1 else ''}")})
     fig.update_annotations(font_size=10)
     fig.update_layout(title=title, height=170 * rows + 40, margin=dict(l=10, r=10, t=60, b=10))
     return fig
