@@ -59,3 +59,14 @@ def notebook_train_and_eval(model_fn, Xtr, ytr, Xte, yte, seed, epochs=200, lr=0
         train_acc = ((model(Xtr) > 0).float() == ytr).float().mean().item()
         test_acc = ((model(Xte) > 0).float() == yte).float().mean().item()
     return train_acc, test_acc
+
+
+class NotebookHybrid(NotebookViT):
+    """Exercise 3 in the notebook's style: a 3x3 conv stem (created last), then NotebookViT on its features."""
+
+    def __init__(self, stem_channels=8, **kwargs):
+        super().__init__(in_ch=stem_channels, **kwargs)
+        self.stem = nn.Sequential(nn.Conv2d(1, stem_channels, 3, padding=1), nn.ReLU())
+
+    def forward(self, x):
+        return super().forward(self.stem(x))

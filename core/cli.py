@@ -76,7 +76,7 @@ def cmd_generalization(args: argparse.Namespace) -> dict:
         if not args.json and stats.epoch % 50 == 0:
             print(f"  {model} seed {seed}: epoch {stats.epoch} loss {stats.loss:.4f}", file=sys.stderr)
 
-    result = run(cfg, progress)
+    result = run(cfg, progress, workers=args.workers)
     out = {"config": result.config, "results": result.rows, "summary": summary(result), "seconds": result.seconds}
     if args.full:
         out |= {"curves": result.curves, "test_predictions": result.test_predictions,
@@ -150,7 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=int)
     p.add_argument("--lr", type=float)
     p.add_argument("--seeds", type=int, nargs="+")
-    p.add_argument("--attn-impl", choices=("sdpa", "math"))
+    p.add_argument("--attn-impl", choices=("fast", "math", "sdpa"))
+    p.add_argument("--workers", type=int, help="parallel worker processes (default: one per available core)")
     p.add_argument("--full", action="store_true", help="also print curves, test predictions and the position map")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_generalization)

@@ -48,7 +48,7 @@ class GeneralizationConfig:
     epochs: int = 200
     lr: float = 1e-3
     seeds: tuple[int, ...] = (0, 1, 2)
-    attn_impl: str = "sdpa"  # "sdpa": bit-for-bit the notebook's forward; "math": plain matmul-softmax
+    attn_impl: str = "fast"  # "fast" (default), "math" or "sdpa" (bit for bit the notebook's forward); see tiny_vit.py
 
     def validate(self) -> None:
         unknown = [m for m in self.models if m not in MODELS]
@@ -161,34 +161,88 @@ class RunResult:
 # progress(model, seed, stats, done_units, total_units) -> False to stop
 Progress = Callable[[str, int, EpochStats, int, int], bool | None]
 
+ACTIVATION_BUDGET = 256 * 2**20  # bytes of activations one training step may hold (per worker)
 
-def run(cfg: GeneralizationConfig, progress: Progress | None = None, eval_every: int = 1) -> RunResult:
-    """Train every (seed, model) pair, one after another, as the lesson's loop does."""
+
+def activation_bytes_per_image(cfg: GeneralizationConfig, name: str) -> int:
+    """A generous estimate of what one image costs in a training step, to size gradient chunks."""
+    if name == "cnn":
+        return cfg.image_size**2 * (8 * 4 + 16 * 2) * 4
+    T = (cfg.image_size // cfg.patch_size) ** 2 + 1
+    per_layer = 3 * cfg.num_heads * T * T + 12 * T * cfg.embed_dim  # scores, weights, grads; q, k, v, MLP, norms
+    stem = cfg.image_size**2 * cfg.stem_channels * 3 if name == "hybrid" else 0
+    return (cfg.depth * per_layer + stem) * 4
+
+
+def chunk_size(cfg: GeneralizationConfig, name: str) -> int | None:
+    """None (one full batch, as the lesson) unless the batch would exceed the activation budget."""
+    per_image = activation_bytes_per_image(cfg, name)
+    if per_image * cfg.n_train <= ACTIVATION_BUDGET:
+        return None
+    return max(1, ACTIVATION_BUDGET // per_image)
+
+
+def train_job(cfg: GeneralizationConfig, name: str, seed: int, callback=None, eval_every: int = 1,
+              data: Data | None = None) -> RunResult:
+    """Train one (model, seed) pair and collect everything the page shows about it."""
+    data = data if data is not None else make_data(cfg)
+    model = build_model(name, cfg, seed)
+    tr = train(model, data.Xtr, data.ytr, data.Xte, data.yte, cfg.epochs, cfg.lr, callback, eval_every,
+               chunk_size(cfg, name))
+    part = RunResult(cfg.to_json(), complete=not tr.stopped_early, seconds=tr.seconds)
+    if part.complete:
+        _collect(part, name, seed, tr, model, data)
+    return part
+
+
+def run(cfg: GeneralizationConfig, progress: Progress | None = None, eval_every: int = 1,
+        workers: int | None = None) -> RunResult:
+    """Train every (seed, model) pair and merge the results in the lesson's order (seed, then model).
+
+    With more than one worker the pairs train in parallel processes, one thread each (see
+    ``parallel.py``); every pair is seeded and trained exactly as on its own, so the numbers do not
+    depend on the number of workers.
+    """
     cfg.validate()
-    data = make_data(cfg)
-    result = RunResult(cfg.to_json())
-    total = len(cfg.seeds) * len(cfg.models) * cfg.epochs
-    done = 0
+    jobs = [(seed, name) for seed in cfg.seeds for name in cfg.models]
+    workers = default_workers(len(jobs)) if workers is None else min(workers, len(jobs))
     start = time.perf_counter()
-    chunk = 1000 if cfg.n_train > 1000 else None  # bounded memory for big training sets, same gradient
-    for seed in cfg.seeds:
-        for name in cfg.models:
-            model = build_model(name, cfg, seed)
-            base = done
+    if workers > 1:
+        from core.parallel import run_jobs
 
-            def callback(stats: EpochStats, name=name, seed=seed, base=base):
-                return None if progress is None else progress(name, seed, stats, base + stats.epoch, total)
-
-            tr = train(model, data.Xtr, data.ytr, data.Xte, data.yte, cfg.epochs, cfg.lr,
-                       callback if progress else None, eval_every, chunk)
-            done = base + cfg.epochs
-            if tr.stopped_early:
-                result.complete = False
-                result.seconds = time.perf_counter() - start
-                return result
-            _collect(result, name, seed, tr, model, data)
+        parts = run_jobs(cfg, jobs, progress, eval_every, workers)
+    else:
+        parts = _run_sequential(cfg, jobs, progress, eval_every)
+    result = RunResult(cfg.to_json(), complete=len(parts) == len(jobs) and all(p.complete for p in parts))
+    for part in parts if result.complete else []:
+        result.rows += part.rows
+        result.curves += part.curves
+        result.test_predictions += part.test_predictions
+        result.position_map += part.position_map
     result.seconds = time.perf_counter() - start
     return result
+
+
+def _run_sequential(cfg, jobs, progress, eval_every) -> list[RunResult]:
+    data = make_data(cfg)
+    total = len(jobs) * cfg.epochs
+    parts = []
+    for i, (seed, name) in enumerate(jobs):
+        def callback(stats: EpochStats, name=name, seed=seed, base=i * cfg.epochs):
+            return progress(name, seed, stats, base + stats.epoch, total)
+
+        part = train_job(cfg, name, seed, callback if progress else None, eval_every, data)
+        parts.append(part)
+        if not part.complete:
+            break
+    return parts
+
+
+def default_workers(n_jobs: int) -> int:
+    """One worker per available core (as the container's CPU quota allows), at most one per job."""
+    from core.parallel import available_cpus
+
+    return max(1, min(n_jobs, int(available_cpus())))
 
 
 def _collect(result: RunResult, name: str, seed: int, tr, model: nn.Module, data: Data) -> None:

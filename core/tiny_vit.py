@@ -28,7 +28,9 @@ class EncoderLayer(nn.Module):
         if dim % num_heads:
             raise ValueError(f"embed_dim={dim} must be divisible by num_heads={num_heads}")
         self.num_heads = num_heads
-        self.attn_impl = attn_impl  # "sdpa": as torch's layer computes it; "math": plain matmul-softmax
+        # "sdpa": as torch's own layer computes it (bit for bit); "math": plain matmul-softmax, faster on
+        # CPU for short sequences; "fast": "math" plus the class-token-only last layer (see LessonViT)
+        self.attn_impl = attn_impl
         # nn.MultiheadAttention's parameters, created and initialised in its order
         self.in_proj_weight = nn.Parameter(torch.empty(3 * dim, dim))
         self.in_proj_bias = nn.Parameter(torch.empty(3 * dim))
@@ -41,12 +43,21 @@ class EncoderLayer(nn.Module):
         self.norm1 = nn.LayerNorm(dim)
         self.norm2 = nn.LayerNorm(dim)
 
-    def attention(self, x: torch.Tensor) -> torch.Tensor:
+    def attention(self, x: torch.Tensor, cls_only: bool = False) -> torch.Tensor:
         B, T, D = x.shape
         H = self.num_heads
-        qkv = F.linear(x, self.in_proj_weight, self.in_proj_bias)  # (B, T, 3D)
-        q, k, v = qkv.reshape(B, T, 3, H, D // H).permute(2, 0, 3, 1, 4)  # each (B, H, T, hd)
-        if self.attn_impl == "math":
+        if cls_only:
+            # Only the class token's output is read after the last layer: its query alone is needed,
+            # while keys and values still come from every token. Same mathematics, 1/T of the queries.
+            q = F.linear(x[:, :1], self.in_proj_weight[:D], self.in_proj_bias[:D])  # (B, 1, D)
+            q = q.reshape(B, 1, H, D // H).transpose(1, 2)  # (B, H, 1, hd)
+            kv = F.linear(x, self.in_proj_weight[D:], self.in_proj_bias[D:])  # (B, T, 2D)
+            k, v = kv.reshape(B, T, 2, H, D // H).permute(2, 0, 3, 1, 4)  # each (B, H, T, hd)
+            T = 1
+        else:
+            qkv = F.linear(x, self.in_proj_weight, self.in_proj_bias)  # (B, T, 3D)
+            q, k, v = qkv.reshape(B, T, 3, H, D // H).permute(2, 0, 3, 1, 4)  # each (B, H, T, hd)
+        if self.attn_impl != "sdpa":
             weights = (q @ k.transpose(-2, -1) / math.sqrt(D // H)).softmax(dim=-1)  # (B, H, T, T)
             out = weights @ v  # (B, H, T, hd)
         else:
@@ -54,8 +65,10 @@ class EncoderLayer(nn.Module):
         out = out.transpose(1, 2).reshape(B, T, D)  # (B, T, D)
         return self.out_proj(out)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = self.norm1(x + self.attention(x))  # post-norm, as torch's default norm_first=False
+    def forward(self, x: torch.Tensor, cls_only: bool = False) -> torch.Tensor:
+        """(B, T, D) -> (B, T, D), or (B, 1, D) for the class token alone when ``cls_only``."""
+        residual = x[:, :1] if cls_only else x
+        x = self.norm1(residual + self.attention(x, cls_only))  # post-norm, as torch's default norm_first=False
         return self.norm2(x + self.linear2(F.relu(self.linear1(x))))
 
 
@@ -73,6 +86,7 @@ class LessonViT(nn.Module):
         if img_size % patch_size:
             raise ValueError(f"patch_size={patch_size} must divide img_size={img_size}")
         self.patch_size = patch_size
+        self.attn_impl = attn_impl
         n_patches = (img_size // patch_size) ** 2
         patch_dim = (stem_channels or in_ch) * patch_size * patch_size
         self.embed = nn.Linear(patch_dim, embed_dim)
@@ -90,6 +104,8 @@ class LessonViT(nn.Module):
         tok = self.embed(patchify(x, self.patch_size))  # (B, N, D)
         cls = self.cls_token.expand(B, -1, -1)  # (B, 1, D)
         tok = torch.cat([cls, tok], dim=1) + self.pos_enc  # (B, N+1, D)
-        for layer in self.layers:
-            tok = layer(tok)
+        last = len(self.layers) - 1
+        for i, layer in enumerate(self.layers):
+            # "fast": the last layer computes the class token only (the only output that is read)
+            tok = layer(tok, cls_only=self.attn_impl == "fast" and i == last)
         return self.head(tok[:, 0]).squeeze(-1)  # (B,): one logit, read from the class token

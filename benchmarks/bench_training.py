@@ -1,0 +1,141 @@
+"""Training speed and memory: the notebook's loop against ViT Lab's engine, side by side.
+
+    python -m benchmarks.bench_training            # lesson, exercise-1, exercise-2, exercise-3
+    python -m benchmarks.bench_training --quick    # without exercise-1 (the notebook takes minutes on it)
+
+Each side runs in its own fresh process, one after the other, on the same configs. The notebook side
+is ``notebook_reference.py``: ``nn.TransformerEncoder``, one seed after another, default Adam, all
+threads. The engine side is ``core.experiments.run`` with its defaults. Printed per config: seconds
+for each, the speed ratio, peak resident memory (the engine's counts its worker processes too), and
+whether every per-seed train/test accuracy is identical.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+CONFIGS = ("lesson", "exercise-1", "exercise-2", "exercise-3")
+
+
+def tree_rss_bytes(pid: int) -> int:
+    """Resident memory of a process and all its descendants, from /proc."""
+    total, stack = 0, [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/status") as fh:
+                total += next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmRSS:"))
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as fh:
+                    stack.extend(int(c) for c in fh.read().split())
+        except (OSError, StopIteration):
+            continue
+    return total
+
+
+class PeakSampler:
+    """Samples the process tree's RSS every 20 ms in a background thread."""
+
+    def __init__(self):
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self):
+        while not self._stop.is_set():
+            self.peak = max(self.peak, tree_rss_bytes(os.getpid()))
+            time.sleep(0.02)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, tree_rss_bytes(os.getpid()))
+
+
+def side_notebook(name: str) -> dict:
+    import torch
+
+    from benchmarks.notebook_reference import NotebookCNN, NotebookHybrid, NotebookViT, notebook_train_and_eval
+    from core.experiments import PRESETS, make_data
+
+    cfg = PRESETS[name]
+    data = make_data(cfg)  # the lesson's data (tested equal to the notebook's generator)
+    factories = {
+        "vit": lambda: NotebookViT(patch_size=cfg.patch_size),
+        "hybrid": lambda: NotebookHybrid(stem_channels=cfg.stem_channels, patch_size=cfg.patch_size),
+        "cnn": NotebookCNN,
+    }
+    rows = []
+    with PeakSampler() as peak:
+        start = time.perf_counter()
+        for seed in cfg.seeds:
+            for model in cfg.models:
+                tr, te = notebook_train_and_eval(factories[model], data.Xtr, data.ytr, data.Xte, data.yte, seed,
+                                                 cfg.epochs, cfg.lr)
+                rows.append({"model": model, "seed": seed, "train_acc": tr, "test_acc": te})
+        seconds = time.perf_counter() - start
+    return {"seconds": seconds, "peak_bytes": peak.peak, "rows": rows, "threads": torch.get_num_threads()}
+
+
+def side_engine(name: str) -> dict:
+    from core.experiments import PRESETS, default_workers, run
+
+    cfg = PRESETS[name]
+    with PeakSampler() as peak:
+        start = time.perf_counter()
+        result = run(cfg)
+        seconds = time.perf_counter() - start
+    rows = [{k: r[k] for k in ("model", "seed", "train_acc", "test_acc")} for r in result.rows]
+    return {"seconds": seconds, "peak_bytes": peak.peak, "rows": rows,
+            "workers": default_workers(len(cfg.seeds) * len(cfg.models))}
+
+
+def run_side(side: str, name: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "benchmarks.bench_training", "--side", side, "--config", name],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="skip exercise-1")
+    parser.add_argument("--configs", nargs="+", choices=CONFIGS)
+    parser.add_argument("--side", choices=("notebook", "engine"), help=argparse.SUPPRESS)
+    parser.add_argument("--config", help=argparse.SUPPRESS)
+    parser.add_argument("--json", help="also write the measurements to this file")
+    args = parser.parse_args()
+    if args.side:
+        print(json.dumps((side_notebook if args.side == "notebook" else side_engine)(args.config)))
+        return
+    names = args.configs or [c for c in CONFIGS if not (args.quick and c == "exercise-1")]
+    print(f"{'config':<11} {'notebook s':>10} {'engine s':>9} {'speed-up':>8} {'notebook MB':>11} "
+          f"{'engine MB':>9}  identical accuracies")
+    report = []
+    for name in names:
+        nb, en = run_side("notebook", name), run_side("engine", name)
+        same = nb["rows"] == en["rows"]
+        report.append({"config": name, "notebook": nb, "engine": en, "identical": same})
+        print(f"{name:<11} {nb['seconds']:>10.1f} {en['seconds']:>9.1f} {nb['seconds'] / en['seconds']:>7.2f}x "
+              f"{nb['peak_bytes'] / 2**20:>11.0f} {en['peak_bytes'] / 2**20:>9.0f}  {'yes' if same else 'NO'}",
+              flush=True)
+        if not same:
+            for a, b in zip(nb["rows"], en["rows"], strict=True):
+                if a != b:
+                    print(f"    notebook {a}\n    engine   {b}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(report, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
