@@ -48,6 +48,7 @@ class GeneralizationConfig:
     epochs: int = 200
     lr: float = 1e-3
     seeds: tuple[int, ...] = (0, 1, 2)
+    channels_last: bool = True  # CNN and hybrid stem convolutions in NHWC layout (faster on CPU)
     attn_impl: str = "fast"  # "fast" (default), "math" or "sdpa" (bit for bit the notebook's forward); see tiny_vit.py
 
     def validate(self) -> None:
@@ -95,7 +96,7 @@ def build_model(name: str, cfg: GeneralizationConfig, seed: int) -> nn.Module:
     """Seed, then build: the lesson's train_and_eval does the same, so seeds give the lesson's weights."""
     torch.manual_seed(seed)
     if name == "cnn":
-        return CNNClassifier()
+        return CNNClassifier(channels_last=cfg.channels_last)
     if name in ("vit", "hybrid"):
         return LessonViT(cfg.image_size, cfg.patch_size, 1, cfg.embed_dim, cfg.num_heads, cfg.depth,
                          stem_channels=cfg.stem_channels if name == "hybrid" else 0, attn_impl=cfg.attn_impl)
@@ -182,7 +183,7 @@ def chunk_size(cfg: GeneralizationConfig, name: str) -> int | None:
     return max(1, ACTIVATION_BUDGET // per_image)
 
 
-def train_job(cfg: GeneralizationConfig, name: str, seed: int, callback=None, eval_every: int = 1,
+def train_job(cfg: GeneralizationConfig, name: str, seed: int, callback=None, eval_every: int = 0,
               data: Data | None = None) -> RunResult:
     """Train one (model, seed) pair and collect everything the page shows about it."""
     data = data if data is not None else make_data(cfg)
@@ -195,7 +196,7 @@ def train_job(cfg: GeneralizationConfig, name: str, seed: int, callback=None, ev
     return part
 
 
-def run(cfg: GeneralizationConfig, progress: Progress | None = None, eval_every: int = 1,
+def run(cfg: GeneralizationConfig, progress: Progress | None = None, eval_every: int = 0,
         workers: int | None = None) -> RunResult:
     """Train every (seed, model) pair and merge the results in the lesson's order (seed, then model).
 
@@ -239,10 +240,10 @@ def _run_sequential(cfg, jobs, progress, eval_every) -> list[RunResult]:
 
 
 def default_workers(n_jobs: int) -> int:
-    """One worker per available core (as the container's CPU quota allows), at most one per job."""
-    from core.parallel import available_cpus
+    """One worker per available core and job, as far as memory allows (see ``parallel.worker_count``)."""
+    from core.parallel import worker_count
 
-    return max(1, min(n_jobs, int(available_cpus())))
+    return worker_count(n_jobs)
 
 
 def _collect(result: RunResult, name: str, seed: int, tr, model: nn.Module, data: Data) -> None:

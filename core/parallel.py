@@ -1,97 +1,186 @@
 """Train (model, seed) pairs in parallel worker processes, one thread each.
 
 On a small CPU the lesson's tensors are too small for PyTorch's intra-op threads to pay off: two
-single-threaded processes each training its own pair do about twice the work of one process with two
-threads. Workers are forked from a forkserver that has already imported torch, so they start fast,
-and they report every epoch through a queue. The caller's progress callback runs in the calling
-thread (it may be a UI); if it returns False or raises, a shared event tells every worker to stop at
-its next epoch.
+single-threaded processes, each training its own pair, get more done than one process with two
+threads. Workers are plain ``python -m core.worker`` subprocesses speaking pickle over their pipes
+(so nothing depends on how the caller's main module was started: Streamlit, pytest or a notebook),
+kept alive between runs so that only the first run pays for importing torch.
+
+Each worker reports every epoch; the caller's progress callback runs in the calling thread (it may be
+a UI). If it returns False or raises, the workers of this run are killed at once and nothing partial
+is returned.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
+import atexit
 import os
+import pickle
 import queue
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+import subprocess
+import sys
+import threading
+from pathlib import Path
 
-import torch
-
-from core.experiments import RunResult, train_job
-from core.train import EpochStats
-
-_queue = None
-_stop = None
+ROOT = Path(__file__).resolve().parent.parent
+WORKER_MEMORY = 400 * 2**20  # what one worker may need: torch itself plus a bounded training step
 
 
 def available_cpus() -> float:
     """CPUs this process may use: the cgroup quota if one is set (containers), else the affinity mask."""
     try:
-        quota, period = open("/sys/fs/cgroup/cpu.max").read().split()
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()
         if quota != "max":
-            return max(float(quota) / float(period), 0.0)
+            return float(quota) / float(period)
     except (OSError, ValueError):
         pass
     try:
         return float(len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
+    except AttributeError:  # not Linux
         return float(os.cpu_count() or 1)
 
 
-def _init(q, stop) -> None:
-    global _queue, _stop
-    torch.set_num_threads(1)
-    _queue, _stop = q, stop
+def available_memory() -> float:
+    """Bytes this process could still use: the cgroup limit if set, else MemAvailable (inf if unknown)."""
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        used = int(Path("/sys/fs/cgroup/memory.current").read_text())
+        if limit != "max":
+            return float(int(limit) - used)
+    except (OSError, ValueError):
+        pass
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return float(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return float("inf")
 
 
-def _work(cfg, index: int, name: str, seed: int, eval_every: int):
-    def callback(stats: EpochStats):
-        _queue.put((index, stats))
-        return False if _stop.is_set() else None
+def worker_count(n_jobs: int) -> int:
+    """Workers for ``n_jobs`` jobs: one per core and per job, only as many as memory allows.
 
-    return index, train_job(cfg, name, seed, callback, eval_every)
+    ``VITLAB_WORKERS`` overrides it (1 trains in the calling process).
+    """
+    forced = os.environ.get("VITLAB_WORKERS")
+    if forced:
+        return max(1, min(n_jobs, int(forced)))
+    by_memory = int(available_memory() // WORKER_MEMORY)
+    return max(1, min(n_jobs, int(available_cpus()), by_memory))
 
 
-def _context():
-    ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["torch", "core.experiments"])
-    return ctx
+class Worker:
+    """One ``python -m core.worker`` process and a thread that turns its replies into queue items."""
+
+    def __init__(self):
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+        self.proc = subprocess.Popen([sys.executable, "-m", "core.worker"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, cwd=ROOT, env=env)
+        self.replies: queue.Queue | None = None
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                message = pickle.load(self.proc.stdout)
+            except (EOFError, OSError, pickle.UnpicklingError):
+                message = ("dead", None, self.proc.poll())
+            if self.replies is not None:
+                self.replies.put((self, message))
+            if message[0] == "dead":
+                return
+
+    def send(self, job) -> None:
+        pickle.dump(job, self.proc.stdin)
+        self.proc.stdin.flush()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        if self.alive():
+            self.proc.kill()
+        self.proc.wait()
+
+
+_idle: list[Worker] = []
+_lock = threading.Lock()
+
+
+def _acquire(n: int) -> list[Worker]:
+    with _lock:
+        ready = [w for w in _idle if w.alive()][:n]
+        for w in ready:
+            _idle.remove(w)
+    return ready + [Worker() for _ in range(n - len(ready))]
+
+
+def _release(workers: list[Worker]) -> None:
+    with _lock:
+        _idle.extend(w for w in workers if w.alive())
+
+
+@atexit.register
+def shutdown() -> None:
+    """Stop the idle workers (also run at interpreter exit)."""
+    with _lock:
+        while _idle:
+            _idle.pop().kill()
 
 
 def run_jobs(cfg, jobs: list[tuple[int, str]], progress, eval_every: int, workers: int) -> list:
-    """Run ``jobs`` [(seed, model), ...]; return their RunResults in job order (fewer if stopped)."""
-    ctx = _context()
-    q, stop = ctx.Queue(), ctx.Event()
+    """Run ``jobs`` [(seed, model), ...] and return their RunResults in job order.
+
+    Longest jobs (transformers) go first, so no worker is left alone with a long job at the end.
+    """
+    replies: queue.Queue = queue.Queue()
+    pool = _acquire(workers)
+    for w in pool:
+        w.replies = replies
+    todo = sorted(range(len(jobs)), key=lambda i: jobs[i][1] == "cnn")
     results: list = [None] * len(jobs)
     epochs_done = [0] * len(jobs)
     total = len(jobs) * cfg.epochs
-
-    def drain() -> None:
-        while True:
-            try:
-                index, stats = q.get_nowait()
-            except queue.Empty:
-                return
-            epochs_done[index] = stats.epoch
-            seed, name = jobs[index]
-            if progress is not None and progress(name, seed, stats, sum(epochs_done), total) is False:
-                stop.set()
-
-    executor = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init, initargs=(q, stop))
+    busy = 0
+    ok = False
     try:
-        pending = {executor.submit(_work, cfg, i, name, seed, eval_every) for i, (seed, name) in enumerate(jobs)}
-        while pending:
-            done, pending = wait(pending, timeout=0.05, return_when=FIRST_COMPLETED)
-            for future in done:
-                index, part = future.result()
-                results[index] = part
-            drain()
-        drain()
-    except BaseException:
-        stop.set()  # a raising callback (e.g. the UI moved on): stop every worker at its next epoch
-        executor.shutdown(wait=True, cancel_futures=True)
-        raise
-    executor.shutdown(wait=True)
-    if stop.is_set():  # stopped by the callback: report an incomplete run, keep nothing partial
-        return [RunResult(cfg.to_json(), complete=False)]
-    return results
+        for w in pool:
+            if todo:
+                i = todo.pop(0)
+                w.send((i, cfg, jobs[i][1], jobs[i][0], eval_every, progress is not None))
+                busy += 1
+        while busy:
+            w, (kind, i, payload) = replies.get()
+            if kind == "epoch":
+                epochs_done[i] = payload.epoch
+                seed, name = jobs[i]
+                if progress is not None and progress(name, seed, payload, sum(epochs_done), total) is False:
+                    return [_incomplete(cfg)]
+            elif kind == "done":
+                results[i] = payload
+                busy -= 1
+                if todo:
+                    j = todo.pop(0)
+                    w.send((j, cfg, jobs[j][1], jobs[j][0], eval_every, progress is not None))
+                    busy += 1
+            elif kind == "error":
+                raise RuntimeError(f"training {jobs[i][1]} (seed {jobs[i][0]}) failed in a worker:\n{payload}")
+            else:  # dead
+                raise RuntimeError(f"a training worker exited unexpectedly (exit status {payload})")
+        ok = True
+        return results
+    finally:
+        for w in pool:
+            w.replies = None
+        if ok:
+            _release(pool)
+        else:  # stopped, failed or interrupted: these workers may be mid-job, so end them
+            for w in pool:
+                w.kill()
+
+
+def _incomplete(cfg):
+    from core.experiments import RunResult
+
+    return RunResult(cfg.to_json(), complete=False)

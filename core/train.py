@@ -43,9 +43,11 @@ def accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:
 
 
 def train(model: nn.Module, Xtr: torch.Tensor, ytr: torch.Tensor, Xte: torch.Tensor, yte: torch.Tensor,
-          epochs: int = 200, lr: float = 1e-3, callback: Callback | None = None, eval_every: int = 1,
+          epochs: int = 200, lr: float = 1e-3, callback: Callback | None = None, eval_every: int = 0,
           chunk_size: int | None = None) -> TrainResult:
     """Train ``model`` (already built under its seed) and return final accuracies, curves and test logits.
+
+    Test accuracy is measured every ``eval_every`` epochs (0: never during training), for live curves.
 
     ``chunk_size`` accumulates the full-batch gradient over chunks of the training set: the same
     mathematics (the loss is a mean, so chunk losses are weighted by their share) with memory bounded
@@ -77,7 +79,7 @@ def train(model: nn.Module, Xtr: torch.Tensor, ytr: torch.Tensor, Xte: torch.Ten
             train_acc = correct / n
         opt.step()
         test_acc = None
-        if callback is not None and (epoch % eval_every == 0 or epoch == epochs):
+        if eval_every and (epoch % eval_every == 0 or epoch == epochs):
             with torch.no_grad():
                 test_acc = accuracy(model(Xte), yte)
         stats = EpochStats(epoch, loss_value, train_acc, test_acc)

@@ -1,0 +1,48 @@
+from dataclasses import replace
+
+import pytest
+
+from core import parallel
+from core.experiments import PRESETS, run
+
+TINY = replace(PRESETS["tiny"], seeds=(0, 1), epochs=8)
+
+
+def test_parallel_workers_give_the_same_numbers_as_one_process():
+    one = run(TINY, workers=1)
+    two = run(TINY, workers=2)
+    assert two.complete and one.rows and [
+        (r["model"], r["seed"], r["train_acc"], r["test_acc"]) for r in one.rows
+    ] == [(r["model"], r["seed"], r["train_acc"], r["test_acc"]) for r in two.rows]
+    assert one.position_map == two.position_map and one.test_predictions == two.test_predictions
+
+
+def test_progress_reaches_the_total_and_workers_are_reused():
+    seen = []
+    run(TINY, progress=lambda m, s, stats, done, total: seen.append((done, total)), workers=2)
+    assert seen[-1] == (4 * TINY.epochs, 4 * TINY.epochs)
+    idle = list(parallel._idle)
+    assert len(idle) == 2 and all(w.alive() for w in idle)
+
+
+def test_stopping_returns_nothing_partial_and_kills_the_workers():
+    result = run(TINY, progress=lambda m, s, stats, done, total: False if done >= 3 else None, workers=2)
+    assert not result.complete and result.rows == []
+
+
+def test_an_exception_in_progress_propagates_and_kills_workers():
+    class Moved(Exception):
+        pass
+
+    def progress(*args):
+        raise Moved
+
+    with pytest.raises(Moved):
+        run(TINY, progress=progress, workers=2)
+
+
+def test_worker_count_respects_override(monkeypatch):
+    monkeypatch.setenv("VITLAB_WORKERS", "1")
+    assert parallel.worker_count(6) == 1
+    monkeypatch.delenv("VITLAB_WORKERS")
+    assert 1 <= parallel.worker_count(6) <= 6
