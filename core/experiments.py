@@ -201,8 +201,8 @@ def run(cfg: GeneralizationConfig, progress: Progress | None = None, eval_every:
     """Train every (seed, model) pair and merge the results in the lesson's order (seed, then model).
 
     With more than one worker the pairs train in parallel processes, one thread each (see
-    ``parallel.py``); every pair is seeded and trained exactly as on its own, so the numbers do not
-    depend on the number of workers.
+    ``parallel.py``); every pair is seeded and trained exactly as on its own, so the results do not
+    depend on the number of workers beyond float rounding (one thread or several sum in other orders).
     """
     cfg.validate()
     jobs = [(seed, name) for seed in cfg.seeds for name in cfg.models]
