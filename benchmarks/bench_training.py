@@ -20,23 +20,9 @@ import sys
 import threading
 import time
 
+from tests.browser import tree_rss_bytes
+
 CONFIGS = ("lesson", "exercise-1", "exercise-2", "exercise-3")
-
-
-def tree_rss_bytes(pid: int) -> int:
-    """Resident memory of a process and all its descendants, from /proc."""
-    total, stack = 0, [pid]
-    while stack:
-        p = stack.pop()
-        try:
-            with open(f"/proc/{p}/status") as fh:
-                total += next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmRSS:"))
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children") as fh:
-                    stack.extend(int(c) for c in fh.read().split())
-        except (OSError, StopIteration):
-            continue
-    return total
 
 
 class PeakSampler:

@@ -154,6 +154,7 @@ class RunResult:
     position_map: list[dict] = field(default_factory=list)  # one per (model, seed, shape, cx, cy): correct?
     seconds: float = 0.0
     complete: bool = True
+    origin: str = "live"  # "live", or "shipped" for the presets' precomputed results
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -285,6 +286,23 @@ def position_grid(result: RunResult, model: str, shape: str, size: int) -> np.nd
     for (cx, cy), v in acc.items():
         grid[cy, cx] = float(np.mean(v))
     return grid[np.ix_(centres, centres)]
+
+
+RESULT_SOURCES = ("shapes", "patchify", "pos_embed", "patch_embed", "vit", "tiny_vit", "cnn", "train", "experiments")
+
+
+def code_fingerprint() -> str:
+    """A hash of the source that decides training results (and of torch's version).
+
+    Shipped results carry it; when the code changes, the hash changes and they count as stale.
+    """
+    import hashlib
+    from pathlib import Path
+
+    h = hashlib.sha256(torch.__version__.encode())
+    for name in RESULT_SOURCES:
+        h.update((Path(__file__).parent / f"{name}.py").read_bytes())
+    return h.hexdigest()[:16]
 
 
 SWEEPS = {

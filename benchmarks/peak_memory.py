@@ -1,0 +1,43 @@
+"""Peak resident memory of the app process at the largest setting the ViT-vs-CNN sliders allow.
+
+    python -m benchmarks.peak_memory
+
+Runs the real page in AppTest (the same script runner a server uses), fills the form with the largest
+value of every control that sets memory (3000 training and 600 test images, patch size 2, width 64,
+8 heads, 4 layers, all four models, hybrid stem 16), and samples the resident memory of this process
+and its training workers every 20 ms. Epochs and seeds do not change the peak (each worker trains
+one pair at a time and the batch is the same every epoch), so they are kept at 10 and 1 to finish in
+minutes rather than hours.
+"""
+
+from __future__ import annotations
+
+import time
+
+from streamlit.testing.v1 import AppTest
+
+from benchmarks.bench_training import PeakSampler
+from tests.browser import ROOT
+
+
+def main() -> None:
+    at = AppTest.from_file(str(ROOT / "pages" / "3_ViT_vs_CNN.py"), default_timeout=3600)
+    at.run()
+    largest = {"f_n_train": 3000, "f_n_test": 600, "f_embed": 64, "f_heads": 8, "f_depth": 4, "f_stem": 16}
+    for key, value in largest.items():
+        (at.slider(key=key) if key in ("f_n_train", "f_n_test", "f_depth") else at.select_slider(key=key)).set_value(value)
+    at.select_slider(key="f_patch").set_value(2)
+    at.multiselect(key="f_models").set_value(["vit", "cnn", "hybrid", "vit-config"])
+    at.slider(key="f_epochs").set_value(10)
+    at.slider(key="f_seeds").set_value(1)
+    with PeakSampler() as peak:
+        start = time.perf_counter()
+        next(b for b in at.button if b.label == "Run").click().run()
+        seconds = time.perf_counter() - start
+    assert not at.exception, [e.value for e in at.exception]
+    print(f"largest setting, 10 epochs, 1 seed: {seconds:.0f} s; peak resident memory of the app process "
+          f"and its workers: {peak.peak / 2**20:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""Shared helpers for tests and scripts that drive a real ``streamlit run`` in headless Chromium."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+# Without the background-networking flags Chromium keeps trying hosts this machine cannot reach.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+PAGES = {"": "ViT Lab", "Patchify": "Patchify", "Permutation_symmetry": "Permutation symmetry",
+         "ViT_vs_CNN": "ViT vs CNN"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def streamlit_server(python: str = sys.executable, timeout: float = 60):
+    """Start ``streamlit run app.py`` on a free local port; yield (base_url, seconds_to_healthy, process)."""
+    port = free_port()
+    start = time.perf_counter()
+    proc = subprocess.Popen([python, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+                             "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--browser.gatherUsageStats", "false"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.perf_counter() - start > timeout:
+                raise RuntimeError(f"streamlit did not start: {proc.stdout.read().decode()[-2000:]}")
+            time.sleep(0.1)
+        yield url, time.perf_counter() - start, proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def wait_for_charts(page, minimum: int = 1, timeout: float = 60) -> int:
+    """Wait until the Streamlit run is over and at least ``minimum`` Plotly charts have drawn their SVG."""
+    page.wait_for_selector("[data-testid=stAppViewContainer]", timeout=timeout * 1000)
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        running = page.locator("[data-testid=stStatusWidget]").count()
+        n = page.locator(".js-plotly-plot .main-svg").count()
+        if not running and n >= minimum:
+            return n
+        page.wait_for_timeout(100)
+    raise TimeoutError(f"only {page.locator('.js-plotly-plot .main-svg').count()} chart SVGs after {timeout} s")
+
+
+def tree_rss_bytes(pid: int) -> int:
+    """Resident memory of a process and all its descendants, from /proc."""
+    total, stack = 0, [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/status") as fh:
+                total += next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmRSS:"))
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as fh:
+                    stack.extend(int(c) for c in fh.read().split())
+        except (OSError, StopIteration):
+            continue
+    return total

@@ -1,0 +1,53 @@
+"""Community Cloud readiness: requirements.txt alone, in a fresh virtual environment, serves every page.
+
+Slow (installs torch into the venv from the local wheel): marked ``cloud``. Skipped without Chromium
+unless VITLAB_REQUIRE_BROWSER=1.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, ROOT, streamlit_server, wait_for_charts
+
+pytestmark = pytest.mark.cloud
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover
+    sync_playwright = None
+
+if sync_playwright is None or not Path(CHROMIUM).exists():
+    if os.environ.get("VITLAB_REQUIRE_BROWSER") == "1":
+        raise RuntimeError(f"browser tests required but Playwright or {CHROMIUM} is missing")
+    pytest.skip("Playwright or Chromium not installed", allow_module_level=True)
+
+DEV_ONLY = ("pytest", "hypothesis", "ruff", "playwright")
+
+
+def test_runtime_requirements_alone_serve_every_page(tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "-r",
+                    str(ROOT / "requirements.txt")], check=True, timeout=900)
+    installed = subprocess.run([python, "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True,
+                               check=True).stdout.lower()
+    assert "streamlit==" in installed and "torch==" in installed
+    assert not [p for p in DEV_ONLY if f"\n{p}==" in f"\n{installed}"], installed
+
+    with streamlit_server(python=python) as (url, _, _), sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for path, title in PAGES.items():
+            page = browser.new_page()
+            page.goto(f"{url}/{path}")
+            page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+            wait_for_charts(page, 1 if path else 0, timeout=120)
+            assert page.locator("[data-testid=stException]").count() == 0, path
+            page.close()
+        browser.close()
