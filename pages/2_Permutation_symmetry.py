@@ -78,7 +78,7 @@ N, G = vcfg.num_patches, vcfg.grid_size
 
 st.subheader("The four claims, measured now")
 claims = cached_claims(cfg)
-table = pd.DataFrame([{"": "✅" if c["passed"] else "❌", "claim": c["claim"], "measured": f"{c['value']:.3g}",
+table = pd.DataFrame([{"result": "PASS" if c["passed"] else "FAIL", "claim": c["claim"], "measured": f"{c['value']:.3g}",
                        "tolerance": f"{c['tolerance']:g}", "detail": c["detail"]} for c in claims])
 st.dataframe(table, hide_index=True, width="stretch")
 

@@ -38,12 +38,38 @@ def browser():
         b.close()
 
 
+# Opened at /<page>, Streamlit's frontend first probes /<page>/_stcore/health and /host-config, gets 404,
+# then finds the server at the root (streamlit/streamlit#7074, open). Those probes are Streamlit's own.
+KNOWN_PROBE = re.compile(r"/[A-Za-z_]+/_stcore/(health|host-config)$")
+
+
+class BrowserErrors(list):
+    """Console errors and failed responses, less the known base-path probes."""
+
+    def __init__(self, page):
+        super().__init__()
+        self.probes = 0
+        page.on("console", lambda m: self.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.append(f"page error: {e}"))
+        page.on("response", self._response)
+
+    def _response(self, response):
+        if response.status >= 400:
+            if KNOWN_PROBE.search(response.url):
+                self.probes += 1
+            else:
+                self.append(f"HTTP {response.status} {response.url}")
+
+    def real(self) -> list[str]:
+        failed_loads = [e for e in self if e.startswith("Failed to load resource")]
+        others = [e for e in self if not e.startswith("Failed to load resource")]
+        return others + failed_loads[self.probes:]
+
+
 def open_page(browser, url):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
-    errors = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    errors = BrowserErrors(page)
     page.goto(url)
     return page, errors
 
@@ -56,7 +82,7 @@ def test_every_page_opens_by_its_own_url_on_a_fresh_server(browser, path):
         n = wait_for_charts(page, MIN_CHARTS[path], timeout=120)
         assert n >= MIN_CHARTS[path]
         assert page.locator("[data-testid=stException]").count() == 0
-        assert errors == []
+        assert errors.real() == []
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.set_viewport_size({"width": 1400, "height": 4000})
         page.wait_for_timeout(500)
@@ -75,7 +101,7 @@ def test_a_slider_moved_with_the_keyboard_changes_a_chart(browser):
         slider.press("ArrowRight")
         page.wait_for_function("() => [...document.querySelectorAll('.gtitle')].some(t => t.textContent.includes('16×17'))",
                                timeout=30_000)
-        assert errors == []
+        assert errors.real() == []
 
 
 def test_generalization_tiny_preset_shows_progress_then_results(browser):
@@ -88,4 +114,4 @@ def test_generalization_tiny_preset_shows_progress_then_results(browser):
         page.get_by_text("trained on this server").wait_for(timeout=120_000)
         wait_for_charts(page, 7, timeout=120)
         assert page.locator("[data-testid=stException]").count() == 0
-        assert errors == []
+        assert errors.real() == []

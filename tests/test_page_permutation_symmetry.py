@@ -9,7 +9,7 @@ def test_default_view_passes_all_claims():
     at = page(PAGE)
     assert_clean(at)
     df = at.dataframe[0].value
-    assert list(df[""]) == ["✅"] * 4
+    assert list(df["result"]) == ["PASS"] * 4
     assert len(at.get("plotly_chart")) >= 12
     assert any("untrained" in i.value for i in at.info)
 
@@ -49,7 +49,7 @@ def test_no_positions_says_so_and_keeps_claims():
     at = page(PAGE)
     at.selectbox(key="pos_embed").set_value("none").run()
     assert_clean(at)
-    assert list(at.dataframe[0].value[""]) == ["✅"] * 4
+    assert list(at.dataframe[0].value["result"]) == ["PASS"] * 4
     assert any("no position table" in md.value for md in at.markdown)
 
 

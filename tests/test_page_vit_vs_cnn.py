@@ -50,3 +50,12 @@ def test_bad_setting_is_refused_with_a_message():
     at.multiselect(key="f_models").set_value([])
     next(b for b in at.button if b.label == "Run").click().run()
     assert any("Cannot run this setting" in e.value for e in at.error)
+
+
+def test_first_view_is_the_shipped_lesson_result_without_training():
+    at = page(PAGE, timeout=30)
+    assert_clean(at)
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["CNN · test (unseen)"] == "100.0%" and labels["ViT (lesson) · test (unseen)"] == "42.4%"
+    assert any("precomputed with this code" in c.value for c in at.caption)
+    assert at.button(key="rerun").label == "Re-run this setting live"
