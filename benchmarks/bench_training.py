@@ -74,16 +74,17 @@ def side_notebook(name: str) -> dict:
 
 
 def side_engine(name: str) -> dict:
-    from core.experiments import PRESETS, default_workers, run
+    from core.experiments import PRESETS, plan, run
 
     cfg = PRESETS[name]
+    how = plan(cfg)
     with PeakSampler() as peak:
         start = time.perf_counter()
         result = run(cfg)
         seconds = time.perf_counter() - start
     rows = [{k: r[k] for k in ("model", "seed", "train_acc", "test_acc")} for r in result.rows]
     return {"seconds": seconds, "peak_bytes": peak.peak, "rows": rows,
-            "workers": default_workers(len(cfg.seeds) * len(cfg.models))}
+            "workers": how.workers, "chunks": how.chunks}
 
 
 def run_side(side: str, name: str) -> dict:
@@ -105,14 +106,15 @@ def main() -> None:
         return
     names = args.configs or [c for c in CONFIGS if not (args.quick and c == "exercise-1")]
     print(f"{'config':<11} {'notebook s':>10} {'engine s':>9} {'speed-up':>8} {'notebook MB':>11} "
-          f"{'engine MB':>9}  identical accuracies")
+          f"{'engine MB':>9} {'workers':>7}  identical accuracies")
     report = []
     for name in names:
         nb, en = run_side("notebook", name), run_side("engine", name)
         same = nb["rows"] == en["rows"]
         report.append({"config": name, "notebook": nb, "engine": en, "identical": same})
         print(f"{name:<11} {nb['seconds']:>10.1f} {en['seconds']:>9.1f} {nb['seconds'] / en['seconds']:>7.2f}x "
-              f"{nb['peak_bytes'] / 2**20:>11.0f} {en['peak_bytes'] / 2**20:>9.0f}  {'yes' if same else 'NO'}",
+              f"{nb['peak_bytes'] / 2**20:>11.0f} {en['peak_bytes'] / 2**20:>9.0f} {en['workers']:>7}  "
+              f"{'yes' if same else 'NO'}",
               flush=True)
         if not same:
             for a, b in zip(nb["rows"], en["rows"], strict=True):

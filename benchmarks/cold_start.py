@@ -33,6 +33,15 @@ def main() -> None:
                 print(f"/{path:<22} {visit:>6} visit: {time.perf_counter() - start:5.1f} s to {n} rendered charts")
                 context.close()
         print(f"server resident memory after visiting every page: {tree_rss_bytes(proc.pid) / 2**20:.0f} MiB")
+        # then train the lesson preset live (Re-run), as a learner would, and measure again
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}/ViT_vs_CNN")
+        page.get_by_role("button", name="Re-run this setting live").click()
+        start = time.perf_counter()
+        page.get_by_text("trained on this server").wait_for(timeout=300_000)
+        print(f"lesson preset trained live in the browser in {time.perf_counter() - start:.1f} s")
+        print(f"server resident memory (with its training workers) after that: "
+              f"{tree_rss_bytes(proc.pid) / 2**20:.0f} MiB")
         browser.close()
 
 

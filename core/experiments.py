@@ -7,6 +7,7 @@ tests at the unseen ones, exactly as the lesson's loop, then also scores every p
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -163,11 +164,18 @@ class RunResult:
 # progress(model, seed, stats, done_units, total_units) -> False to stop
 Progress = Callable[[str, int, EpochStats, int, int], bool | None]
 
-ACTIVATION_BUDGET = 256 * 2**20  # bytes of activations one training step may hold (per worker)
+# Memory. The whole app (this process and its training workers) should stay within MEMORY_BUDGET, the
+# largest Community Cloud container's reach. A worker costs WORKER_BASE (torch itself, measured ~300 MiB
+# resident) plus its training step's activations; the estimate below is multiplied by SAFETY, the
+# largest measured/estimated ratio (0.67-1.62 over the models and sizes the page offers).
+MEMORY_BUDGET = int(float(os.environ.get("VITLAB_MEMORY_BUDGET", 1.5 * 2**30)))
+WORKER_BASE = 320 * 2**20
+SAFETY = 1.7
+MARGIN = 256 * 2**20  # for everything else a training run allocates (data, outputs, the page)
 
 
 def activation_bytes_per_image(cfg: GeneralizationConfig, name: str) -> int:
-    """A generous estimate of what one image costs in a training step, to size gradient chunks."""
+    """A rough estimate of what one image costs in a training step (times SAFETY to be on the safe side)."""
     if name == "cnn":
         return cfg.image_size**2 * (8 * 4 + 16 * 2) * 4
     T = (cfg.image_size // cfg.patch_size) ** 2 + 1
@@ -176,21 +184,41 @@ def activation_bytes_per_image(cfg: GeneralizationConfig, name: str) -> int:
     return (cfg.depth * per_layer + stem) * 4
 
 
-def chunk_size(cfg: GeneralizationConfig, name: str) -> int | None:
-    """None (one full batch, as the lesson) unless the batch would exceed the activation budget."""
-    per_image = activation_bytes_per_image(cfg, name)
-    if per_image * cfg.n_train <= ACTIVATION_BUDGET:
-        return None
-    return max(1, ACTIVATION_BUDGET // per_image)
+@dataclass(frozen=True)
+class Plan:
+    """How a run uses the machine: parallel workers (full batches), or in-process with optional chunks."""
+
+    workers: int
+    chunks: dict  # model -> examples per gradient chunk, or None for one full batch (the lesson's way)
+
+
+def plan(cfg: GeneralizationConfig, workers: int | None = None) -> Plan:
+    """As many workers as cores allow while the full batches fit the memory budget; else one process,
+    full batches where they fit and gradient chunks (same mathematics, bounded memory) where not."""
+    from core.parallel import current_rss, worker_count
+
+    need = {m: SAFETY * activation_bytes_per_image(cfg, m) * cfg.n_train for m in cfg.models}
+    free = MEMORY_BUDGET - current_rss() - MARGIN
+    n_jobs = len(cfg.seeds) * len(cfg.models)
+    w = worker_count(n_jobs) if workers is None else min(workers, n_jobs)
+    if workers is None:
+        while w > 1 and w * (WORKER_BASE + max(need.values())) > free:
+            w -= 1
+    if w > 1:
+        return Plan(w, {m: None for m in cfg.models})
+    chunks = {}
+    for m, full in need.items():
+        per_image = full / cfg.n_train
+        chunks[m] = None if full <= free else max(1, int(max(free, 64 * 2**20) // per_image))
+    return Plan(1, chunks)
 
 
 def train_job(cfg: GeneralizationConfig, name: str, seed: int, callback=None, eval_every: int = 0,
-              data: Data | None = None) -> RunResult:
+              data: Data | None = None, chunk: int | None = None) -> RunResult:
     """Train one (model, seed) pair and collect everything the page shows about it."""
     data = data if data is not None else make_data(cfg)
     model = build_model(name, cfg, seed)
-    tr = train(model, data.Xtr, data.ytr, data.Xte, data.yte, cfg.epochs, cfg.lr, callback, eval_every,
-               chunk_size(cfg, name))
+    tr = train(model, data.Xtr, data.ytr, data.Xte, data.yte, cfg.epochs, cfg.lr, callback, eval_every, chunk)
     part = RunResult(cfg.to_json(), complete=not tr.stopped_early, seconds=tr.seconds)
     if part.complete:
         _collect(part, name, seed, tr, model, data)
@@ -204,17 +232,18 @@ def run(cfg: GeneralizationConfig, progress: Progress | None = None, eval_every:
     With more than one worker the pairs train in parallel processes, one thread each (see
     ``parallel.py``); every pair is seeded and trained exactly as on its own, so the results do not
     depend on the number of workers beyond float rounding (one thread or several sum in other orders).
+    ``workers`` overrides the memory- and core-aware ``plan``.
     """
     cfg.validate()
     jobs = [(seed, name) for seed in cfg.seeds for name in cfg.models]
-    workers = default_workers(len(jobs)) if workers is None else min(workers, len(jobs))
+    how = plan(cfg, workers)
     start = time.perf_counter()
-    if workers > 1:
+    if how.workers > 1:
         from core.parallel import run_jobs
 
-        parts = run_jobs(cfg, jobs, progress, eval_every, workers)
+        parts = run_jobs(cfg, jobs, progress, eval_every, how.workers)
     else:
-        parts = _run_sequential(cfg, jobs, progress, eval_every)
+        parts = _run_sequential(cfg, jobs, progress, eval_every, how.chunks)
     result = RunResult(cfg.to_json(), complete=len(parts) == len(jobs) and all(p.complete for p in parts))
     for part in parts if result.complete else []:
         result.rows += part.rows
@@ -225,7 +254,7 @@ def run(cfg: GeneralizationConfig, progress: Progress | None = None, eval_every:
     return result
 
 
-def _run_sequential(cfg, jobs, progress, eval_every) -> list[RunResult]:
+def _run_sequential(cfg, jobs, progress, eval_every, chunks) -> list[RunResult]:
     data = make_data(cfg)
     total = len(jobs) * cfg.epochs
     parts = []
@@ -233,18 +262,11 @@ def _run_sequential(cfg, jobs, progress, eval_every) -> list[RunResult]:
         def callback(stats: EpochStats, name=name, seed=seed, base=i * cfg.epochs):
             return progress(name, seed, stats, base + stats.epoch, total)
 
-        part = train_job(cfg, name, seed, callback if progress else None, eval_every, data)
+        part = train_job(cfg, name, seed, callback if progress else None, eval_every, data, chunks.get(name))
         parts.append(part)
         if not part.complete:
             break
     return parts
-
-
-def default_workers(n_jobs: int) -> int:
-    """One worker per available core and job, as far as memory allows (see ``parallel.worker_count``)."""
-    from core.parallel import worker_count
-
-    return worker_count(n_jobs)
 
 
 def _collect(result: RunResult, name: str, seed: int, tr, model: nn.Module, data: Data) -> None:

@@ -58,6 +58,17 @@ def available_memory() -> float:
     return float("inf")
 
 
+def current_rss() -> int:
+    """This process's resident memory in bytes (0 where /proc is missing)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def worker_count(n_jobs: int) -> int:
     """Workers for ``n_jobs`` jobs: one per core and per job, only as many as memory allows.
 

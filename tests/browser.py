@@ -62,11 +62,11 @@ def wait_for_charts(page, minimum: int = 1, timeout: float = 60) -> int:
     deadline = time.perf_counter() + timeout
     while time.perf_counter() < deadline:
         running = page.locator("[data-testid=stStatusWidget]").count()
-        n = page.locator(".js-plotly-plot .main-svg").count()
+        n = page.locator(".js-plotly-plot:has(.main-svg)").count()
         if not running and n >= minimum:
             return n
         page.wait_for_timeout(100)
-    raise TimeoutError(f"only {page.locator('.js-plotly-plot .main-svg').count()} chart SVGs after {timeout} s")
+    raise TimeoutError(f"only {page.locator('.js-plotly-plot:has(.main-svg)').count()} charts drawn after {timeout} s")
 
 
 def tree_rss_bytes(pid: int) -> int:

@@ -57,3 +57,32 @@ def test_lesson_seed_reproduces_the_notebook():
     assert acc == {"vit": (0.997, 0.26), "cnn": (1.0, 1.0)}
     s = summary(result)
     assert s["cnn"]["test_mean"] == 1.0 and s["vit"]["test_mean"] <= 0.5
+
+
+def test_plan_uses_workers_only_while_full_batches_fit(monkeypatch):
+    from core import experiments, parallel
+
+    monkeypatch.setattr(parallel, "current_rss", lambda: 450 * 2**20)  # a Streamlit page with torch loaded
+    monkeypatch.setattr(parallel, "worker_count", lambda n: 2)
+    lesson = experiments.plan(LESSON)
+    assert lesson.workers == 2 and set(lesson.chunks.values()) == {None}
+    ex1 = experiments.plan(PRESETS["exercise-1"])  # 3000 images: one process, still one full batch
+    assert ex1.workers == 1 and set(ex1.chunks.values()) == {None}
+    largest = replace(LESSON, n_train=3000, patch_size=2, embed_dim=64, num_heads=8, depth=4,
+                      models=("vit", "cnn", "hybrid", "vit-config"))
+    big = experiments.plan(largest)
+    assert big.workers == 1 and big.chunks["vit"] is not None and big.chunks["vit"] < 3000
+
+
+def test_chunked_gradient_matches_full_batch_closely():
+    import torch
+
+    from core.experiments import build_model, make_data
+    from core.train import train
+
+    cfg = replace(TINY, epochs=5)
+    data = make_data(cfg)
+    full = train(build_model("vit", cfg, 0), data.Xtr, data.ytr, data.Xte, data.yte, 5, 1e-3)
+    chunked = train(build_model("vit", cfg, 0), data.Xtr, data.ytr, data.Xte, data.yte, 5, 1e-3, chunk_size=32)
+    assert torch.allclose(full.test_logits, chunked.test_logits, atol=1e-4)
+    assert abs(full.curves[-1].loss - chunked.curves[-1].loss) < 1e-5
