@@ -22,3 +22,13 @@ def charts_digest(at: AppTest) -> str:
 def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def assert_change_shows(path: str, change) -> None:
+    """Open the page, apply ``change`` (a function of the AppTest), re-run: no error, and some chart differs."""
+    at = page(path)
+    before = charts_digest(at)
+    change(at)
+    at.run()
+    assert_clean(at)
+    assert charts_digest(at) != before

@@ -83,3 +83,21 @@ def tree_rss_bytes(pid: int) -> int:
         except (OSError, StopIteration):
             continue
     return total
+
+
+def require_browser():
+    """Return Playwright's ``sync_playwright``, or skip the calling test module when the browser is missing.
+
+    With VITLAB_REQUIRE_BROWSER=1 (as .ci/run sets) a missing browser is an error instead.
+    """
+    import pytest
+
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        sync_playwright = None
+    if sync_playwright is None or not Path(CHROMIUM).exists():
+        if os.environ.get("VITLAB_REQUIRE_BROWSER") == "1":
+            raise RuntimeError(f"browser tests required but Playwright or {CHROMIUM} is missing")
+        pytest.skip("Playwright or Chromium not installed", allow_module_level=True)
+    return sync_playwright

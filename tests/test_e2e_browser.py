@@ -6,25 +6,15 @@ where a missing browser is a failure. Screenshots of every page go to artifacts/
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, ROOT, streamlit_server, wait_for_charts
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, ROOT, require_browser, streamlit_server, wait_for_charts
 
 pytestmark = pytest.mark.e2e
 
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:  # pragma: no cover
-    sync_playwright = None
-
-if sync_playwright is None or not Path(CHROMIUM).exists():
-    if os.environ.get("VITLAB_REQUIRE_BROWSER") == "1":
-        raise RuntimeError(f"browser tests required but Playwright or {CHROMIUM} is missing")
-    pytest.skip("Playwright or Chromium not installed", allow_module_level=True)
+sync_playwright = require_browser()
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 MIN_CHARTS = {"": 0, "Patchify": 7, "Permutation_symmetry": 12, "ViT_vs_CNN": 7}

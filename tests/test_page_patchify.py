@@ -1,6 +1,6 @@
 import pytest
 
-from tests.apptest_helpers import assert_clean, charts_digest, page
+from tests.apptest_helpers import assert_change_shows, assert_clean, page
 
 PAGE = "pages/1_Patchify.py"
 
@@ -33,12 +33,7 @@ def test_default_view_shows_equivalence():
     ],
 )
 def test_every_control_changes_what_is_shown(change):
-    at = page(PAGE)
-    before = charts_digest(at)
-    change(at)
-    at.run()
-    assert_clean(at)
-    assert charts_digest(at) != before
+    assert_change_shows(PAGE, change)
 
 
 def test_breaking_reports_a_large_difference_and_why():

@@ -1,6 +1,6 @@
 import pytest
 
-from tests.apptest_helpers import assert_clean, charts_digest, page
+from tests.apptest_helpers import assert_change_shows, assert_clean, page
 
 PAGE = "pages/2_Permutation_symmetry.py"
 
@@ -37,12 +37,7 @@ def set_kind(at, kind):
     ],
 )
 def test_every_control_changes_what_is_shown(change):
-    at = page(PAGE)
-    before = charts_digest(at)
-    change(at)
-    at.run()
-    assert_clean(at)
-    assert charts_digest(at) != before
+    assert_change_shows(PAGE, change)
 
 
 def test_no_positions_says_so_and_keeps_claims():
