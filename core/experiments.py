@@ -188,31 +188,34 @@ def activation_bytes_per_image(cfg: GeneralizationConfig, name: str) -> int:
 
 @dataclass(frozen=True)
 class Plan:
-    """How a run uses the machine: parallel workers (full batches), or in-process with optional chunks."""
+    """How a run uses the machine. Training always happens in worker processes (``workers`` >= 1, each
+    with ``threads`` threads), so the app's own process never holds a training step's memory; 0
+    workers trains in the calling process (for debugging)."""
 
     workers: int
+    threads: int
     chunks: dict  # model -> examples per gradient chunk, or None for one full batch (the lesson's way)
 
 
 def plan(cfg: GeneralizationConfig, workers: int | None = None) -> Plan:
-    """As many workers as cores allow while the full batches fit the memory budget; else one process,
-    full batches where they fit and gradient chunks (same mathematics, bounded memory) where not."""
-    from core.parallel import current_rss, worker_count
+    """As many workers as cores allow while their full batches fit the memory budget; else one worker
+    with all cores, full batches where they fit and gradient chunks (same mathematics, bounded memory)
+    where they do not."""
+    from core.parallel import available_cpus, current_rss, worker_count
 
     need = {m: SAFETY[m] * activation_bytes_per_image(cfg, m) * cfg.n_train for m in cfg.models}
     free = MEMORY_BUDGET - current_rss() - MARGIN
     n_jobs = len(cfg.seeds) * len(cfg.models)
+    cpus = max(1, int(available_cpus()))
     w = worker_count(n_jobs) if workers is None else min(workers, n_jobs)
     if workers is None:
         while w > 1 and w * (WORKER_BASE + max(need.values())) > free:
             w -= 1
     if w > 1:
-        return Plan(w, {m: None for m in cfg.models})
-    chunks = {}
-    for m, full in need.items():
-        per_image = full / cfg.n_train
-        chunks[m] = None if full <= free else max(1, int(max(free, 64 * 2**20) // per_image))
-    return Plan(1, chunks)
+        return Plan(w, max(1, cpus // w), {m: None for m in cfg.models})
+    room = max(free - (WORKER_BASE if w else 0), 64 * 2**20)
+    chunks = {m: None if full <= room else max(1, int(room // (full / cfg.n_train))) for m, full in need.items()}
+    return Plan(w, cpus, chunks)
 
 
 def train_job(cfg: GeneralizationConfig, name: str, seed: int, callback=None, eval_every: int = 0,
@@ -231,19 +234,19 @@ def run(cfg: GeneralizationConfig, progress: Progress | None = None, eval_every:
         workers: int | None = None) -> RunResult:
     """Train every (seed, model) pair and merge the results in the lesson's order (seed, then model).
 
-    With more than one worker the pairs train in parallel processes, one thread each (see
-    ``parallel.py``); every pair is seeded and trained exactly as on its own, so the results do not
-    depend on the number of workers beyond float rounding (one thread or several sum in other orders).
-    ``workers`` overrides the memory- and core-aware ``plan``.
+    The pairs train in worker processes (see ``parallel.py`` and ``plan``), in parallel where cores and
+    memory allow; every pair is seeded and trained exactly as on its own, so the results do not depend
+    on the number of workers beyond float rounding (one thread or several sum in other orders).
+    ``workers`` overrides the plan's count; 0 trains in this process.
     """
     cfg.validate()
     jobs = [(seed, name) for seed in cfg.seeds for name in cfg.models]
     how = plan(cfg, workers)
     start = time.perf_counter()
-    if how.workers > 1:
+    if how.workers:
         from core.parallel import run_jobs
 
-        parts = run_jobs(cfg, jobs, progress, eval_every, how.workers)
+        parts = run_jobs(cfg, jobs, progress, eval_every, how)
     else:
         parts = _run_sequential(cfg, jobs, progress, eval_every, how.chunks)
     result = RunResult(cfg.to_json(), complete=len(parts) == len(jobs) and all(p.complete for p in parts))

@@ -72,11 +72,11 @@ def current_rss() -> int:
 def worker_count(n_jobs: int) -> int:
     """Workers for ``n_jobs`` jobs: one per core and per job, only as many as memory allows.
 
-    ``VITLAB_WORKERS`` overrides it (1 trains in the calling process).
+    ``VITLAB_WORKERS`` overrides it (0 trains in the calling process).
     """
     forced = os.environ.get("VITLAB_WORKERS")
     if forced:
-        return max(1, min(n_jobs, int(forced)))
+        return max(0, min(n_jobs, int(forced)))
     by_memory = int(available_memory() // WORKER_MEMORY)
     return max(1, min(n_jobs, int(available_cpus()), by_memory))
 
@@ -140,13 +140,15 @@ def shutdown() -> None:
             _idle.pop().kill()
 
 
-def run_jobs(cfg, jobs: list[tuple[int, str]], progress, eval_every: int, workers: int) -> list:
-    """Run ``jobs`` [(seed, model), ...] and return their RunResults in job order.
+def run_jobs(cfg, jobs: list[tuple[int, str]], progress, eval_every: int, how) -> list:
+    """Run ``jobs`` [(seed, model), ...] as ``how`` (a ``Plan``) says; return their RunResults in job order.
 
-    Longest jobs (transformers) go first, so no worker is left alone with a long job at the end.
+    Longest jobs (transformers) go first, so no worker is left alone with a long job at the end. A
+    worker that trained in gradient chunks (a large setting) is ended afterwards rather than kept, so
+    the memory it grew to goes back to the system.
     """
     replies: queue.Queue = queue.Queue()
-    pool = _acquire(workers)
+    pool = _acquire(how.workers)
     for w in pool:
         w.replies = replies
     todo = sorted(range(len(jobs)), key=lambda i: jobs[i][1] == "cnn")
@@ -155,11 +157,17 @@ def run_jobs(cfg, jobs: list[tuple[int, str]], progress, eval_every: int, worker
     total = len(jobs) * cfg.epochs
     busy = 0
     ok = False
+    big = any(c is not None for c in how.chunks.values())
+
+    def job(i: int) -> tuple:
+        seed, name = jobs[i]
+        return (i, cfg, name, seed, eval_every, progress is not None, how.threads, how.chunks[name])
+
     try:
         for w in pool:
             if todo:
                 i = todo.pop(0)
-                w.send((i, cfg, jobs[i][1], jobs[i][0], eval_every, progress is not None))
+                w.send(job(i))
                 busy += 1
         while busy:
             w, (kind, i, payload) = replies.get()
@@ -173,7 +181,7 @@ def run_jobs(cfg, jobs: list[tuple[int, str]], progress, eval_every: int, worker
                 busy -= 1
                 if todo:
                     j = todo.pop(0)
-                    w.send((j, cfg, jobs[j][1], jobs[j][0], eval_every, progress is not None))
+                    w.send(job(j))
                     busy += 1
             elif kind == "error":
                 raise RuntimeError(f"training {jobs[i][1]} (seed {jobs[i][0]}) failed in a worker:\n{payload}")
@@ -184,7 +192,7 @@ def run_jobs(cfg, jobs: list[tuple[int, str]], progress, eval_every: int, worker
     finally:
         for w in pool:
             w.replies = None
-        if ok:
+        if ok and not big:
             _release(pool)
         else:  # stopped, failed or interrupted: these workers may be mid-job, so end them
             for w in pool:
