@@ -188,9 +188,11 @@ def activation_bytes_per_image(cfg: GeneralizationConfig, name: str) -> int:
 
 @dataclass(frozen=True)
 class Plan:
-    """How a run uses the machine. Training always happens in worker processes (``workers`` >= 1, each
-    with ``threads`` threads), so the app's own process never holds a training step's memory; 0
-    workers trains in the calling process (for debugging)."""
+    """How a run uses the machine. Training happens in worker processes (``workers`` >= 1), so the app's
+    own process never holds a training step's memory; 0 workers trains in the calling process. Every
+    job uses ``threads`` = 1 thread wherever it runs: the thread count changes float rounding, and some
+    settings (patch size 2, say) are chaotic enough for that to change a seed's test accuracy, so one
+    thread per job keeps every result the same however many workers a machine affords."""
 
     workers: int
     threads: int
@@ -201,21 +203,20 @@ def plan(cfg: GeneralizationConfig, workers: int | None = None) -> Plan:
     """As many workers as cores allow while their full batches fit the memory budget; else one worker
     with all cores, full batches where they fit and gradient chunks (same mathematics, bounded memory)
     where they do not."""
-    from core.parallel import available_cpus, current_rss, worker_count
+    from core.parallel import current_rss, worker_count
 
     need = {m: SAFETY[m] * activation_bytes_per_image(cfg, m) * cfg.n_train for m in cfg.models}
     free = MEMORY_BUDGET - current_rss() - MARGIN
     n_jobs = len(cfg.seeds) * len(cfg.models)
-    cpus = max(1, int(available_cpus()))
     w = worker_count(n_jobs) if workers is None else min(workers, n_jobs)
     if workers is None:
         while w > 1 and w * (WORKER_BASE + max(need.values())) > free:
             w -= 1
     if w > 1:
-        return Plan(w, max(1, cpus // w), {m: None for m in cfg.models})
+        return Plan(w, 1, {m: None for m in cfg.models})
     room = max(free - (WORKER_BASE if w else 0), 64 * 2**20)
     chunks = {m: None if full <= room else max(1, int(room // (full / cfg.n_train))) for m, full in need.items()}
-    return Plan(w, cpus, chunks)
+    return Plan(w, 1, chunks)
 
 
 def train_job(cfg: GeneralizationConfig, name: str, seed: int, callback=None, eval_every: int = 0,

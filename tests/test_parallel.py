@@ -8,6 +8,12 @@ from core.experiments import PRESETS, run
 TINY = replace(PRESETS["tiny"], seeds=(0, 1), epochs=8)
 
 
+def test_one_worker_and_two_workers_give_identical_results():
+    one, two = run(TINY, workers=1), run(TINY, workers=2)
+    assert one.rows and [r | {"seconds": 0} for r in one.rows] == [r | {"seconds": 0} for r in two.rows]
+    assert one.test_predictions == two.test_predictions and one.position_map == two.position_map
+
+
 def test_parallel_workers_give_the_same_numbers_as_one_process():
     one = run(TINY, workers=0)  # in this process
     two = run(TINY, workers=2)
