@@ -70,7 +70,8 @@ def current_rss() -> int:
 
 
 def worker_count(n_jobs: int) -> int:
-    """Workers for ``n_jobs`` jobs: one per core and per job, only as many as memory allows.
+    """Workers for ``n_jobs`` jobs: one per core and per job, only as many as memory allows; 0 (train in
+    this process) where not even one worker's torch runtime fits.
 
     ``VITLAB_WORKERS`` overrides it (0 trains in the calling process).
     """
@@ -78,6 +79,8 @@ def worker_count(n_jobs: int) -> int:
     if forced:
         return max(0, min(n_jobs, int(forced)))
     by_memory = int(available_memory() // WORKER_MEMORY)
+    if by_memory == 0:  # e.g. the smallest Community Cloud containers: a second torch runtime won't fit
+        return 0
     return max(1, min(n_jobs, int(available_cpus()), by_memory))
 
 

@@ -55,3 +55,11 @@ def test_worker_count_respects_override(monkeypatch):
     assert parallel.worker_count(6) == 0
     monkeypatch.delenv("VITLAB_WORKERS")
     assert 1 <= parallel.worker_count(6) <= 6
+
+
+def test_no_worker_where_memory_cannot_hold_one(monkeypatch):
+    monkeypatch.delenv("VITLAB_WORKERS", raising=False)
+    monkeypatch.setattr(parallel, "available_memory", lambda: 300 * 2**20)
+    assert parallel.worker_count(6) == 0
+    monkeypatch.setattr(parallel, "available_memory", lambda: 3 * 2**30)
+    assert parallel.worker_count(6) >= 1
