@@ -59,3 +59,17 @@ def test_first_view_is_the_shipped_lesson_result_without_training():
     assert labels["CNN · test (unseen)"] == "100.0%" and labels["ViT (lesson) · test (unseen)"] == "42.4%"
     assert any("precomputed with this code" in c.value for c in at.caption)
     assert at.button(key="rerun").label == "Re-run this setting live"
+
+
+def test_a_sweep_runs_from_the_page_and_plots():
+    at = page(PAGE, timeout=300)
+    at.button(key="preset_tiny").click().run()
+    at.multiselect(key="f_models").set_value(["cnn"])
+    at.slider(key="f_epochs").set_value(10)
+    next(b for b in at.button if b.label == "Run").click().run()
+    charts_before = len(at.get("plotly_chart"))
+    at.selectbox(key="sweep_name").set_value("patch size")
+    at.button(key="sweep_run").click().run()
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == charts_before + 1
+    assert any(b.label == "Sweep results (CSV)" for b in at.get("download_button"))
