@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-import numpy as np
 import torch
 
 from core.images import SYNTHETIC_IMAGES, as_batch, image_from_bytes, synthetic_image
@@ -92,7 +91,3 @@ def summary(result: dict) -> dict:
     out["max_abs_diff_in_eps"] = result["max_abs_diff"] / result["eps"]
     return out
 
-
-def image_grid_numbers(grid: int) -> np.ndarray:
-    """Patch index at each grid cell, row-major: the order of the token sequence."""
-    return np.arange(grid * grid).reshape(grid, grid)
