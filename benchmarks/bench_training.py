@@ -2,6 +2,7 @@
 
     python -m benchmarks.bench_training            # lesson, exercise-1, exercise-2, exercise-3
     python -m benchmarks.bench_training --quick    # without exercise-1 (the notebook takes minutes on it)
+    python -m benchmarks.bench_training --configs exercise-2 --notebook-threads 1   # see README: chaos
 
 Each side runs in its own fresh process, one after the other, on the same configs. The notebook side
 is ``notebook_reference.py``: ``nn.TransformerEncoder``, one seed after another, default Adam, all
@@ -48,9 +49,11 @@ class PeakSampler:
         self.peak = max(self.peak, tree_rss_bytes(os.getpid()))
 
 
-def side_notebook(name: str) -> dict:
+def side_notebook(name: str, threads: int | None = None) -> dict:
     import torch
 
+    if threads:
+        torch.set_num_threads(threads)
     from benchmarks.notebook_reference import NotebookCNN, NotebookHybrid, NotebookViT, notebook_train_and_eval
     from core.experiments import PRESETS, make_data
 
@@ -87,8 +90,9 @@ def side_engine(name: str) -> dict:
             "workers": how.workers, "chunks": how.chunks}
 
 
-def run_side(side: str, name: str) -> dict:
-    out = subprocess.run([sys.executable, "-m", "benchmarks.bench_training", "--side", side, "--config", name],
+def run_side(side: str, name: str, threads: int | None = None) -> dict:
+    extra = ["--notebook-threads", str(threads)] if threads else []
+    out = subprocess.run([sys.executable, "-m", "benchmarks.bench_training", "--side", side, "--config", name, *extra],
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -99,17 +103,20 @@ def main() -> None:
     parser.add_argument("--configs", nargs="+", choices=CONFIGS)
     parser.add_argument("--side", choices=("notebook", "engine"), help=argparse.SUPPRESS)
     parser.add_argument("--config", help=argparse.SUPPRESS)
+    parser.add_argument("--notebook-threads", type=int, help="threads for the notebook side (default: all, as the "
+                        "notebook runs); the engine always trains each job on one thread")
     parser.add_argument("--json", help="also write the measurements to this file")
     args = parser.parse_args()
     if args.side:
-        print(json.dumps((side_notebook if args.side == "notebook" else side_engine)(args.config)))
+        print(json.dumps(side_notebook(args.config, args.notebook_threads) if args.side == "notebook"
+                         else side_engine(args.config)))
         return
     names = args.configs or [c for c in CONFIGS if not (args.quick and c == "exercise-1")]
     print(f"{'config':<11} {'notebook s':>10} {'engine s':>9} {'speed-up':>8} {'notebook MB':>11} "
           f"{'engine MB':>9} {'workers':>7}  identical accuracies")
     report = []
     for name in names:
-        nb, en = run_side("notebook", name), run_side("engine", name)
+        nb, en = run_side("notebook", name, args.notebook_threads), run_side("engine", name)
         same = nb["rows"] == en["rows"]
         report.append({"config": name, "notebook": nb, "engine": en, "identical": same})
         print(f"{name:<11} {nb['seconds']:>10.1f} {en['seconds']:>9.1f} {nb['seconds'] / en['seconds']:>7.2f}x "
@@ -120,6 +127,7 @@ def main() -> None:
             for a, b in zip(nb["rows"], en["rows"], strict=True):
                 if a != b:
                     print(f"    notebook {a}\n    engine   {b}")
+    print(f"(notebook side: {report[0]['notebook']['threads']} thread(s); engine side: one thread per training job)")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(report, fh, indent=1)

@@ -17,9 +17,9 @@ import torch
 import torch.nn as nn
 
 from core.cnn import CNNClassifier
-from core.shapes import all_positions, check_range, make_dataset, valid_centres
+from core.shapes import all_positions, check_range, make_dataset, max_distinct, valid_centres
 from core.tiny_vit import LessonViT
-from core.train import EpochStats, train
+from core.train import EpochStats, distinct, train
 from core.vit import POS_EMBEDS, ViT, ViTConfig
 
 MODELS = {
@@ -49,7 +49,7 @@ class GeneralizationConfig:
     epochs: int = 200
     lr: float = 1e-3
     seeds: tuple[int, ...] = (0, 1, 2)
-    channels_last: bool = True  # CNN and hybrid stem convolutions in NHWC layout (faster on CPU)
+    channels_last: bool = True  # the CNN's convolutions in NHWC layout (faster on CPU)
     attn_impl: str = "fast"  # "fast" (default), "math" or "sdpa" (bit for bit the notebook's forward); see tiny_vit.py
 
     def validate(self) -> None:
@@ -146,6 +146,12 @@ def make_data(cfg: GeneralizationConfig) -> Data:
                 t(grid.images).unsqueeze(1), t(grid.labels), grid.centres)
 
 
+def distinct_training_images(cfg: GeneralizationConfig) -> int:
+    """How many distinct images the training set holds: what each training step actually computes."""
+    data = make_data(cfg)
+    return len(distinct(data.Xtr, data.ytr)[0])
+
+
 @dataclass
 class RunResult:
     config: dict
@@ -196,7 +202,7 @@ class Plan:
 
     workers: int
     threads: int
-    chunks: dict  # model -> examples per gradient chunk, or None for one full batch (the lesson's way)
+    chunks: dict  # model -> distinct images per gradient chunk, or None for one full batch
 
 
 def plan(cfg: GeneralizationConfig, workers: int | None = None) -> Plan:
@@ -205,7 +211,9 @@ def plan(cfg: GeneralizationConfig, workers: int | None = None) -> Plan:
     where they do not."""
     from core.parallel import current_rss, worker_count
 
-    need = {m: SAFETY[m] * activation_bytes_per_image(cfg, m) * cfg.n_train for m in cfg.models}
+    fitted = max_distinct(cfg.n_train, cfg.train_range)  # training steps see the distinct images only
+    per_image = {m: SAFETY[m] * activation_bytes_per_image(cfg, m) for m in cfg.models}
+    need = {m: per_image[m] * fitted for m in cfg.models}
     free = MEMORY_BUDGET - current_rss() - MARGIN
     n_jobs = len(cfg.seeds) * len(cfg.models)
     w = worker_count(n_jobs) if workers is None else min(workers, n_jobs)
@@ -215,7 +223,7 @@ def plan(cfg: GeneralizationConfig, workers: int | None = None) -> Plan:
     if w > 1:
         return Plan(w, 1, {m: None for m in cfg.models})
     room = max(free - (WORKER_BASE if w else 0), 64 * 2**20)
-    chunks = {m: None if full <= room else max(1, int(room // (full / cfg.n_train))) for m, full in need.items()}
+    chunks = {m: None if full <= room else max(1, int(room // per_image[m])) for m, full in need.items()}
     return Plan(w, 1, chunks)
 
 
@@ -316,7 +324,8 @@ def position_grid(result: RunResult, model: str, shape: str, size: int) -> np.nd
     return grid[np.ix_(centres, centres)]
 
 
-RESULT_SOURCES = ("shapes", "patchify", "pos_embed", "patch_embed", "vit", "tiny_vit", "cnn", "train", "experiments")
+RESULT_SOURCES = ("shapes", "patchify", "pos_embed", "patch_embed", "vit", "tiny_vit", "cnn", "adam", "train",
+                  "experiments")
 
 
 def code_fingerprint() -> str:

@@ -66,12 +66,12 @@ def test_plan_uses_workers_only_while_full_batches_fit(monkeypatch):
     monkeypatch.setattr(parallel, "worker_count", lambda n: 2)
     lesson = experiments.plan(LESSON)
     assert lesson.workers == 2 and set(lesson.chunks.values()) == {None}
-    ex1 = experiments.plan(PRESETS["exercise-1"])  # 3000 images: one process, still one full batch
-    assert ex1.workers == 1 and set(ex1.chunks.values()) == {None}
+    ex1 = experiments.plan(PRESETS["exercise-1"])  # 3000 images, but only 72 distinct ones
+    assert ex1.workers == 2 and set(ex1.chunks.values()) == {None}
     largest = replace(LESSON, n_train=3000, patch_size=2, embed_dim=64, num_heads=8, depth=4,
-                      models=("vit", "cnn", "hybrid", "vit-config"))
+                      train_range=(3, 13), models=("vit", "cnn", "hybrid", "vit-config"))
     big = experiments.plan(largest)
-    assert big.workers == 1 and big.chunks["vit"] is not None and big.chunks["vit"] < 3000
+    assert big.workers == 1 and big.chunks["vit"] is not None and big.chunks["vit"] < 200  # of 200 distinct images
 
 
 def test_chunked_gradient_matches_full_batch_closely():
