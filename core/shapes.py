@@ -76,11 +76,16 @@ def make_dataset(rng: np.random.Generator, n: int, position_range: tuple[int, in
                         np.array(centres, dtype=np.int64))
 
 
-def max_distinct(n: int, position_range: tuple[int, int]) -> int:
-    """At most this many distinct images among ``n`` drawn at centres in ``position_range``: an image is
-    fixed by its shape and centre, so there are only 2 x k x k of them for k centres per axis."""
+def possible_images(position_range: tuple[int, int]) -> int:
+    """How many different images centres in ``position_range`` allow: an image is fixed by its shape and
+    centre, so 2 x k x k for k centres per axis."""
     k = position_range[1] - position_range[0]
-    return min(n, len(SHAPES) * k * k)
+    return len(SHAPES) * k * k
+
+
+def max_distinct(n: int, position_range: tuple[int, int]) -> int:
+    """At most this many distinct images among ``n`` drawn at centres in ``position_range``."""
+    return min(n, possible_images(position_range))
 
 
 def all_positions(size: int) -> ShapeDataset:

@@ -20,7 +20,7 @@ from core.experiments import (
     summary,
     sweep,
 )
-from core.shapes import make_dataset, make_image, max_distinct, valid_centres
+from core.shapes import make_dataset, make_image, possible_images, valid_centres
 from core.tiny_vit import LessonViT
 from core.train import train
 from core.vit import POS_EMBEDS
@@ -248,11 +248,12 @@ if "cnn" in s and vit_names:
     gap = s["cnn"]["test_mean"] - s[vit_names[0]]["test_mean"]
     notes.append(f"The gap between the CNN and {names[vit_names[0]]} is **{gap:+.1%}** (CNN minus ViT).")
 k, lo, hi = n_distinct(cfg), cfg.train_range[0], cfg.train_range[1] - 1
+ex1 = PRESETS["exercise-1"]
 notes.append(f"The {cfg.n_train} training images hold only **{k} distinct** ones: an image is fixed by its shape "
-             f"and centre, and centres {lo}..{hi} allow {max_distinct(10**9, cfg.train_range)}. More images at the "
+             f"and centre, and centres {lo}..{hi} allow {possible_images(cfg.train_range)}. More images at the "
              "same positions only repeat them, so they give a ViT no new positions to learn from (exercise 1: "
-             "3000 images, 72 distinct). Training computes each distinct image once, weighted by how often it "
-             "was drawn: the same loss for a fraction of the work.")
+             f"{ex1.n_train} images, {n_distinct(ex1)} distinct). Training computes each distinct image once, "
+             "weighted by how often it was drawn: the same loss for a fraction of the work.")
 train_only = [m for m in cfg.models if np.nanmean(position_grid(result, m, "plus", cfg.image_size)) < 0.9]
 if train_only:
     notes.append("In the generalization map, look where accuracy falls off for "

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from core.experiments import PRESETS, build_model, make_data
-from core.shapes import make_dataset, max_distinct
+from core.shapes import make_dataset, max_distinct, possible_images
 from core.train import distinct, train
 
 TINY = PRESETS["tiny"]
@@ -26,7 +26,7 @@ def test_max_distinct_is_reached_by_enough_draws():
     ds = make_dataset(np.random.default_rng(0), 3000, (3, 13))
     X, _, _ = distinct(torch.from_numpy(ds.images), torch.from_numpy(ds.labels))
     assert len(X) == max_distinct(3000, (3, 13)) == 200
-    assert max_distinct(10, (3, 13)) == 10
+    assert max_distinct(10, (3, 13)) == 10 and possible_images((5, 11)) == 72
 
 
 @pytest.mark.parametrize("chunk", [None, 16])
