@@ -2,5 +2,5 @@ import sys
 
 from core.cli import main
 
-if __name__ == "__main__":  # guarded: worker processes import the main module again
+if __name__ == "__main__":
     sys.exit(main())

@@ -7,12 +7,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+
+
+def _strict(obj):
+    """JSON as the standard has it: non-finite numbers become null (Python would write NaN/Infinity)."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _strict(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_strict(v) for v in obj]
+    if hasattr(obj, "tolist"):  # numpy arrays and scalars
+        return _strict(obj.tolist())
+    return obj
 
 
 def _print(obj: dict, as_json: bool) -> None:
     if as_json:
-        print(json.dumps(obj, indent=None, default=float))
+        print(json.dumps(_strict(obj), indent=None, allow_nan=False))
     elif "claims" in obj:
         for c in obj["claims"]:
             print(f"{'PASS' if c['passed'] else 'FAIL'}  {c['value']:.3g} (tol {c['tolerance']:g})  {c['claim']}")
@@ -23,7 +37,7 @@ def _print(obj: dict, as_json: bool) -> None:
 
 
 def cmd_patchify(args: argparse.Namespace) -> dict:
-    from core.patchify_demo import PatchifyConfig, run_patchify, summary
+    from core.patchify_lesson import PatchifyConfig, run_patchify
 
     config = PatchifyConfig(
         image=args.image, image_size=args.image_size, channels=args.channels, patch_size=args.patch_size,
@@ -35,7 +49,7 @@ def cmd_patchify(args: argparse.Namespace) -> dict:
         config = PatchifyConfig(**{**config.__dict__, "image": "upload"})
         with open(args.file, "rb") as fh:
             upload = fh.read()
-    return summary(run_patchify(config, upload))
+    return run_patchify(config, upload).summary()
 
 
 def cmd_verify(args: argparse.Namespace) -> dict:
@@ -57,43 +71,50 @@ def cmd_attention(args: argparse.Namespace) -> dict:
 
 
 def cmd_generalization(args: argparse.Namespace) -> dict:
-    from dataclasses import replace
+    from dataclasses import asdict, replace
 
-    from core.experiments import PRESETS, run, summary
+    from core.generalization.config import PRESETS, with_value
+    from core.generalization.results import summary
+    from core.generalization.run import run
 
     cfg = PRESETS[args.preset]
-    overrides = {
-        "models": tuple(args.models) if args.models else None, "n_train": args.n_train,
-        "train_range": _inclusive(args.train_range), "n_test": args.n_test, "test_range": _inclusive(args.test_range),
-        "image_size": args.image_size, "data_seed": args.data_seed, "patch_size": args.patch_size,
-        "embed_dim": args.embed_dim, "num_heads": args.num_heads, "depth": args.depth, "pos_embed": args.pos_embed,
-        "global_pool": args.global_pool, "stem_channels": args.stem_channels, "epochs": args.epochs, "lr": args.lr,
-        "seeds": tuple(args.seeds) if args.seeds else None, "attn_impl": args.attn_impl,
-    }
-    cfg = replace(cfg, **{k: v for k, v in overrides.items() if v is not None})
+    if args.models:
+        cfg = replace(cfg, models=tuple(args.models))
+    if args.seeds:
+        cfg = with_value(cfg, "train.seeds", tuple(args.seeds))
+    for path, value in (("data.n_train", args.n_train), ("data.train_range", args.train_range),
+                        ("data.n_test", args.n_test), ("data.test_range", args.test_range),
+                        ("data.image_size", args.image_size), ("data.data_seed", args.data_seed),
+                        ("model.patch_size", args.patch_size), ("model.embed_dim", args.embed_dim),
+                        ("model.num_heads", args.num_heads), ("model.depth", args.depth),
+                        ("model.pos_embed", args.pos_embed), ("model.global_pool", args.global_pool),
+                        ("model.stem_channels", args.stem_channels), ("model.attn_impl", args.attn_impl),
+                        ("train.epochs", args.epochs), ("train.lr", args.lr)):
+        if value is not None:
+            cfg = with_value(cfg, path, tuple(value) if isinstance(value, list) else value)
+    if args.workers is not None and args.workers < 0:
+        raise ValueError(f"--workers must be >= 0, got {args.workers}")
 
     def progress(model, seed, stats, done, total):
         if not args.json and stats.epoch % 50 == 0:
             print(f"  {model} seed {seed}: epoch {stats.epoch} loss {stats.loss:.4f}", file=sys.stderr)
 
-    result = run(cfg, progress, workers=args.workers)
-    out = {"config": result.config, "results": result.rows, "summary": summary(result), "seconds": result.seconds}
+    result = run(cfg, progress, workers=args.workers, limit=not args.no_limits)
+    rows = [asdict(r) for r in result.rows]
+    out = {"config": cfg.to_json(), "results": rows,
+           "summary": {m: asdict(s) for m, s in summary(result).items()}, "seconds": result.seconds,
+           "diverged": [f"{r.model} seed {r.seed} diverged at epoch {r.diverged_at}" for r in result.diverged]}
     if args.full:
-        out |= {"curves": result.curves, "test_predictions": result.test_predictions,
-                "position_map": result.position_map}
+        full = result.to_json()
+        out |= {k: full[k] for k in ("curves", "test_predictions", "position_map")}
     return out
-
-
-def _inclusive(pair):
-    """Command-line ranges are inclusive (5 10 means centres 5..10); the config stores rng's half-open form."""
-    return None if pair is None else (pair[0], pair[1] + 1)
 
 
 def _model_options(p: argparse.ArgumentParser) -> None:
     from core.vit import POS_EMBEDS, VIT_PRESETS
 
     p.add_argument("--preset", default="seed", choices=list(VIT_PRESETS), help="model size (default: the seed's)")
-    p.add_argument("--seed", type=int, default=13, help="torch.manual_seed before building (13: the seed's)")
+    p.add_argument("--seed", type=int, default=13, help="weight seed (13: the seed module's torch.manual_seed)")
     p.add_argument("--pos-embed", default="learned", choices=POS_EMBEDS)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -128,12 +149,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--position", type=int, nargs=2, metavar=("ROW", "COL"), help="one bright patch at this grid cell")
     p.set_defaults(func=cmd_attention)
 
-    from core.experiments import MODELS, PRESETS
+    from core.generalization.config import PRESETS
+    from core.generalization.model_config import ATTN_IMPLS, GLOBAL_POOLS, POS_EMBEDS
+    from core.generalization.models import REGISTRY
 
     p = sub.add_parser("generalization", help="train ViT vs CNN at some positions, test at unseen ones",
                        description="Train afresh (never cached) and print per-seed accuracies. Options override the preset.")
     p.add_argument("--preset", default="lesson", choices=list(PRESETS))
-    p.add_argument("--models", nargs="+", choices=list(MODELS))
+    p.add_argument("--models", nargs="+", choices=list(REGISTRY))
     p.add_argument("--n-train", type=int)
     p.add_argument("--train-range", type=int, nargs=2, metavar=("LO", "HI"), help="inclusive centre range, e.g. 5 10")
     p.add_argument("--n-test", type=int)
@@ -144,15 +167,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--embed-dim", type=int)
     p.add_argument("--num-heads", type=int)
     p.add_argument("--depth", type=int)
-    p.add_argument("--pos-embed", choices=("none", "learned", "sincos", "sincos2d"), help="configurable ViT only")
-    p.add_argument("--global-pool", choices=("token", "avg"), help="configurable ViT only")
+    p.add_argument("--pos-embed", choices=POS_EMBEDS, help="configurable ViT only")
+    p.add_argument("--global-pool", choices=GLOBAL_POOLS, help="configurable ViT only")
     p.add_argument("--stem-channels", type=int, help="hybrid only")
     p.add_argument("--epochs", type=int)
     p.add_argument("--lr", type=float)
     p.add_argument("--seeds", type=int, nargs="+")
-    p.add_argument("--attn-impl", choices=("fast", "math", "sdpa"))
+    p.add_argument("--attn-impl", choices=ATTN_IMPLS)
     p.add_argument("--workers", type=int, help="parallel worker processes (default: one per available core)")
     p.add_argument("--full", action="store_true", help="also print curves, test predictions and the position map")
+    p.add_argument("--no-limits", action="store_true",
+                   help="lift the cap on one run's work (the app's limit for a shared server), on a machine of your own")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_generalization)
     return parser

@@ -10,22 +10,32 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
+from core import seeded
+
 
 class CNNClassifier(nn.Module):
-    def __init__(self, in_ch: int = 1, channels_last: bool = False):
+    """conv 5x5 (8) → ReLU → max pool 2 → conv 5x5 (16) → ReLU → global max pool → one logit.
+
+    Layers are created in the lesson's order from ``generator``, so a generator seeded with ``s`` gives
+    the weights ``torch.manual_seed(s)`` gives the lesson's model. ``nhwc`` runs the convolutions in
+    channels-last memory layout (faster with oneDNN on CPU; same weights).
+    """
+
+    def __init__(self, in_chans: int = 1, *, generator: torch.Generator, nhwc: bool = False):
         super().__init__()
-        # channels_last (NHWC) lets oneDNN's convolutions run ~1.7x faster on CPU here; same weights.
-        self.channels_last = channels_last
+        g = generator
+        self.nhwc = nhwc
         self.conv = nn.Sequential(
-            nn.Conv2d(in_ch, 8, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(8, 16, 5, padding=2), nn.ReLU(), nn.AdaptiveMaxPool2d(1),
+            seeded.conv2d(in_chans, 8, 5, g, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+            seeded.conv2d(8, 16, 5, g, padding=2), nn.ReLU(), nn.AdaptiveMaxPool2d(1),
         )
-        self.fc = nn.Linear(16, 1)
-        if channels_last:
+        self.fc = seeded.linear(16, 1, g)
+        if nhwc:
             self.conv.to(memory_format=torch.channels_last)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         B, C, H, W = x.shape
-        if self.channels_last:
+        if self.nhwc:
             x = x.contiguous(memory_format=torch.channels_last)
-        return self.fc(self.conv(x).flatten(1)).squeeze(-1)  # (B,)
+        features = self.conv(x).flatten(1)  # (B, 16): each channel's strongest response anywhere
+        return self.fc(features).squeeze(-1)  # (B,)

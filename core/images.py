@@ -6,6 +6,7 @@ Every image is float in [0, 1] with shape (C, H, W), so the same patchify code r
 from __future__ import annotations
 
 import io
+from functools import lru_cache
 
 import numpy as np
 import torch
@@ -44,17 +45,89 @@ def synthetic_image(kind: str, size: int, channels: int, patch_size: int = 4, se
     return np.stack([gray, gray[::-1, :] * 0.8, gray[:, ::-1] * 0.6])
 
 
-def image_from_bytes(data: bytes, size: int, channels: int) -> np.ndarray:
-    """Decode a PNG/JPEG, convert to grey or RGB, resize to size x size; (C, size, size) in [0, 1]."""
-    from PIL import Image, UnidentifiedImageError  # Pillow ships with streamlit; imported only when used
+MAX_UPLOAD_PIXELS = 40_000_000  # checked from the header, before anything is decoded
+DECODE_SIDE = 256  # an upload is decoded once, at most this many pixels a side; every page size is smaller
+
+
+@lru_cache(maxsize=8)
+def decode_upload(data: bytes) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Decode an uploaded file once: a read-only (h, w, 3) float64 array in [0, 1], at most DECODE_SIDE a
+    side, and notes on what was done to it (frames dropped, transparency flattened, bit depth, size).
+
+    The pixel count is checked from the header before decoding, so a small file that would decode to
+    gigabytes (a "decompression bomb") is refused with a message, never decoded.
+    """
+    from PIL import Image  # Pillow ships with streamlit; imported only when used
 
     try:
         img = Image.open(io.BytesIO(data))
-        img = img.convert("L" if channels == 1 else "RGB").resize((size, size), Image.BILINEAR)
-    except (UnidentifiedImageError, OSError) as exc:
-        raise ValueError(f"could not read the uploaded file as an image ({len(data)} bytes): {exc}") from exc
+        w, h = img.size
+        if w * h > MAX_UPLOAD_PIXELS:
+            raise ValueError(f"the image is {w}x{h} = {w * h / 1e6:.0f} megapixels; the limit is "
+                             f"{MAX_UPLOAD_PIXELS / 1e6:.0f}: scale it down first")
+        notes = [f"{w}x{h} {img.format or ''} image, mode {img.mode}".replace("  ", " ")]
+        frames = getattr(img, "n_frames", 1)
+        if frames > 1:
+            notes.append(f"first frame of {frames} used")
+        img.draft("RGB", (DECODE_SIDE, DECODE_SIDE))  # JPEG: decode at a reduced scale where it can
+        rgb = _to_rgb_floats(img, notes)
+    except ValueError:
+        raise
+    except Exception as exc:  # Pillow raises many kinds (truncated, unsupported, bombs): all are bad input
+        raise ValueError(f"could not read the uploaded file as an image ({len(data)} bytes): "
+                         f"{type(exc).__name__}: {exc}") from exc
+    rgb.setflags(write=False)  # shared between sessions through the cache
+    return rgb, tuple(notes)
+
+
+def _to_rgb_floats(img, notes: list[str]) -> np.ndarray:
+    """Any Pillow mode to (h, w, 3) floats in [0, 1], shrunk to at most DECODE_SIDE a side."""
+    from PIL import Image
+
+    if img.mode in ("I", "I;16", "I;16L", "I;16B", "I;16N", "F"):  # 16-bit or float grey
+        arr = np.asarray(img.convert("F"), dtype=np.float64)
+        top = 65535.0 if arr.max(initial=0) > 255 or img.mode.startswith("I;16") else 255.0
+        notes.append(f"{'16-bit' if top > 255 else 'integer'} grey scaled by 1/{top:.0f}")
+        arr = np.clip(arr / top, 0, 1)
+        return _shrink(np.repeat(arr[..., None], 3, axis=2))
+    if img.mode == "P":
+        img = img.convert("RGBA" if "transparency" in img.info else "RGB")
+    if img.mode == "CMYK":
+        notes.append("CMYK converted to RGB")
+    has_alpha = img.mode in ("RGBA", "LA", "PA", "La", "RGBa")
+    img = img.convert("RGBA" if has_alpha else "RGB")
+    img.thumbnail((DECODE_SIDE, DECODE_SIDE), Image.BILINEAR)
     arr = np.asarray(img, dtype=np.float64) / 255.0
-    return arr[None] if channels == 1 else arr.transpose(2, 0, 1)
+    if has_alpha:
+        alpha = arr[..., 3:]
+        if (alpha < 1).any():
+            notes.append("transparency flattened on black")
+        arr = arr[..., :3] * alpha
+    return arr
+
+
+def _shrink(arr: np.ndarray) -> np.ndarray:
+    h, w = arr.shape[:2]
+    step = max(1, -(-max(h, w) // DECODE_SIDE))
+    return arr[::step, ::step]
+
+
+def image_from_bytes(data: bytes, size: int, channels: int) -> tuple[np.ndarray, tuple[str, ...]]:
+    """An uploaded PNG/JPEG/GIF/… as a (C, size, size) float64 image in [0, 1], grey or RGB, and notes
+    on what was done to fit it (decoded once per file, see ``decode_upload``)."""
+    from PIL import Image
+
+    rgb, notes = decode_upload(data)
+    h, w = rgb.shape[:2]
+    planes = [np.asarray(Image.fromarray(rgb[..., c].astype(np.float32), mode="F").resize((size, size),
+                                                                                         Image.BILINEAR))
+              for c in range(3)]
+    out = np.stack(planes).astype(np.float64)  # (3, size, size)
+    resized = f"resized to {size}x{size}" + (f" (aspect ratio {w}:{h} changed to square)" if w != h else "")
+    if channels == 1:
+        out = (0.299 * out[0] + 0.587 * out[1] + 0.114 * out[2])[None]  # ITU-R 601 luma, as Pillow's "L"
+        return np.clip(out, 0, 1), notes + (resized, "converted to grey")
+    return np.clip(out, 0, 1), notes + (resized,)
 
 
 def as_batch(image: np.ndarray, dtype: torch.dtype) -> torch.Tensor:

@@ -11,17 +11,18 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 
+from core import seeded
 from core.patchify import check_patch_grid, patchify
 
 
 class LinearPatchEmbed(nn.Module):
     """Flatten every patch to a row of C*P*P values, then one shared linear map to D features."""
 
-    def __init__(self, patch_size: int, in_chans: int, embed_dim: int):
+    def __init__(self, patch_size: int, in_chans: int, embed_dim: int, *, generator: torch.Generator):
         super().__init__()
         self.patch_size = patch_size
         self.in_chans = in_chans
-        self.proj = nn.Linear(in_chans * patch_size * patch_size, embed_dim)
+        self.proj = seeded.linear(in_chans * patch_size * patch_size, embed_dim, generator)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         B, C, H, W = check_patch_grid(x, self.patch_size)
@@ -33,12 +34,13 @@ class LinearPatchEmbed(nn.Module):
 class ConvPatchEmbed(nn.Module):
     """The usual ViT implementation (as in timm): a Conv2d whose stride equals its kernel size."""
 
-    def __init__(self, patch_size: int, in_chans: int, embed_dim: int, stride: int | None = None):
+    def __init__(self, patch_size: int, in_chans: int, embed_dim: int, stride: int | None = None, *,
+                 generator: torch.Generator):
         super().__init__()
         self.patch_size = patch_size
         self.in_chans = in_chans
         # stride < patch_size makes windows overlap: no longer a patch embedding (used to break it).
-        self.proj = nn.Conv2d(in_chans, embed_dim, kernel_size=patch_size, stride=stride or patch_size)
+        self.proj = seeded.conv2d(in_chans, embed_dim, patch_size, generator, stride=stride or patch_size)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         B, C, H, W = x.shape
@@ -69,7 +71,8 @@ def linear_weight_from_conv(weight: torch.Tensor) -> torch.Tensor:
 def conv_from_linear(linear: LinearPatchEmbed, stride: int | None = None) -> ConvPatchEmbed:
     """A ConvPatchEmbed that holds exactly the weights of ``linear``."""
     D = linear.proj.out_features
-    conv = ConvPatchEmbed(linear.patch_size, linear.in_chans, D, stride=stride).to(linear.proj.weight.dtype)
+    conv = ConvPatchEmbed(linear.patch_size, linear.in_chans, D, stride=stride,
+                          generator=torch.Generator()).to(linear.proj.weight.dtype)  # weights copied below
     with torch.no_grad():
         conv.proj.weight.copy_(conv_weight_from_linear(linear.proj.weight, linear.in_chans, linear.patch_size))
         conv.proj.bias.copy_(linear.proj.bias)
@@ -81,7 +84,8 @@ def linear_from_conv(conv: ConvPatchEmbed) -> LinearPatchEmbed:
     if conv.proj.stride != (conv.patch_size, conv.patch_size):
         raise ValueError(f"only a conv with stride == kernel ({conv.patch_size}) is a linear patch map; stride is {conv.proj.stride}")
     D = conv.proj.out_channels
-    linear = LinearPatchEmbed(conv.patch_size, conv.in_chans, D).to(conv.proj.weight.dtype)
+    linear = LinearPatchEmbed(conv.patch_size, conv.in_chans, D,
+                              generator=torch.Generator()).to(conv.proj.weight.dtype)  # weights copied below
     with torch.no_grad():
         linear.proj.weight.copy_(linear_weight_from_conv(conv.proj.weight))
         linear.proj.bias.copy_(conv.proj.bias)
@@ -120,8 +124,8 @@ def compare_embeddings(
 
 def seeded_linear_embed(patch_size: int, in_chans: int, embed_dim: int, seed: int, dtype: torch.dtype) -> LinearPatchEmbed:
     """A LinearPatchEmbed with PyTorch's default init drawn from its own generator (global RNG untouched)."""
-    embed = LinearPatchEmbed(patch_size, in_chans, embed_dim)
-    g = torch.Generator().manual_seed(seed)
+    embed = LinearPatchEmbed(patch_size, in_chans, embed_dim, generator=torch.Generator())  # overwritten below
+    g = seeded.generator(seed)
     bound = 1.0 / (in_chans * patch_size * patch_size) ** 0.5  # nn.Linear's default range
     with torch.no_grad():
         embed.proj.weight.copy_(torch.empty_like(embed.proj.weight).uniform_(-bound, bound, generator=g))

@@ -4,7 +4,8 @@ A plus is two 3-pixel-thick bars of length 7; a circle is every pixel within dis
 Both reach 3 pixels from their centre (cx, cy), so a centre fits when 3 <= cx, cy <= size - 4.
 The dataset draws, per image, a shape name then cx then cy from one ``numpy.random.Generator``: with
 ``default_rng(1)``, 300 training images at positions 5..10 and then 150 test images at 3..4 reproduce
-the lesson's data bit for bit.
+the lesson's data bit for bit. Position ranges are inclusive (5..10 is ``(5, 10)``), here and on every
+page; the lesson's half-open ``rng.integers(5, 11)`` appears in one place, ``make_dataset``.
 """
 
 from __future__ import annotations
@@ -44,12 +45,14 @@ def check_centre(cx: int, cy: int, size: int) -> None:
 
 
 def check_range(position_range: tuple[int, int], size: int, name: str = "position range") -> None:
-    """A half-open range [lo, hi) of centre coordinates, as ``rng.integers(lo, hi)`` draws them."""
+    """An inclusive range (lo, hi) of centre coordinates that fits a size x size image."""
+    if len(position_range) != 2:
+        raise ValueError(f"{name} must be two numbers LO HI, got {position_range}")
     lo, hi = position_range
-    if hi <= lo:
-        raise ValueError(f"{name} [{lo}, {hi}) is empty: the upper end is exclusive and must exceed the lower")
-    if lo < REACH or hi - 1 > size - REACH - 1:
-        raise ValueError(f"{name} {lo}..{hi - 1} does not fit a {size}x{size} image: a plus or circle reaches "
+    if hi < lo:
+        raise ValueError(f"{name} {lo}..{hi} is empty: the upper end must be at least the lower")
+    if lo < REACH or hi > size - REACH - 1:
+        raise ValueError(f"{name} {lo}..{hi} does not fit a {size}x{size} image: a plus or circle reaches "
                          f"{REACH} pixels from its centre, so centres must be in {REACH}..{size - REACH - 1}")
 
 
@@ -61,14 +64,16 @@ class ShapeDataset:
 
 
 def make_dataset(rng: np.random.Generator, n: int, position_range: tuple[int, int], size: int = 16) -> ShapeDataset:
-    """``n`` images; per image the draws are: shape, cx, cy (the lesson's order)."""
+    """``n`` images at centres in the inclusive ``position_range``; per image the draws are: shape, cx,
+    cy (the lesson's order)."""
     check_range(position_range, size)
     if n < 1:
         raise ValueError(f"need at least one image, got n={n}")
+    lo, hi = position_range
     images, labels, centres = [], [], []
     for _ in range(n):
         shape = rng.choice(["plus", "circle"])
-        cx, cy = rng.integers(*position_range), rng.integers(*position_range)
+        cx, cy = rng.integers(lo, hi + 1), rng.integers(lo, hi + 1)  # the lesson's half-open form
         images.append(make_image(str(shape), int(cx), int(cy), size))
         labels.append(0.0 if shape == "plus" else 1.0)
         centres.append((int(cx), int(cy)))
@@ -77,9 +82,9 @@ def make_dataset(rng: np.random.Generator, n: int, position_range: tuple[int, in
 
 
 def possible_images(position_range: tuple[int, int]) -> int:
-    """How many different images centres in ``position_range`` allow: an image is fixed by its shape and
-    centre, so 2 x k x k for k centres per axis."""
-    k = position_range[1] - position_range[0]
+    """How many different images centres in the inclusive ``position_range`` allow: an image is fixed by
+    its shape and centre, so 2 x k x k for k centres per axis."""
+    k = position_range[1] - position_range[0] + 1
     return len(SHAPES) * k * k
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
+from core import seeded
 from core.patch_embed import linear_from_conv
 from core.vit import VIT_PRESETS, ViT, build_vit
 
@@ -35,10 +36,12 @@ class SymmetryConfig:
 
 
 def model_and_input(config: SymmetryConfig) -> tuple[ViT, torch.Tensor]:
-    """The model, then one random image drawn from the same RNG stream (as the seed's verify does)."""
-    model = build_vit(config.vit_config(), config.seed)
+    """The model, then one random image drawn from the same stream (as the seed's verify does after
+    ``torch.manual_seed``), from a generator of this call's own."""
+    g = seeded.generator(config.seed)
+    model = build_vit(config.vit_config(), g)
     c = model.cfg
-    x = torch.randn(1, c.in_chans, c.img_size, c.img_size, dtype=torch.float64)
+    x = torch.randn(1, c.in_chans, c.img_size, c.img_size, dtype=torch.float64, generator=g)
     return model, x
 
 
@@ -214,7 +217,7 @@ NOTE = ("Move a bright 4×4 patch in a synthetic 16×16 image. The attention map
 
 def experiment(cases=SEED_CASES, config: SymmetryConfig = SymmetryConfig()) -> dict:
     """The seed module's ``experiment()`` structure, for its three cases or any others."""
-    model = build_vit(config.vit_config(), config.seed)
+    model = build_vit(config.vit_config(), seeded.generator(config.seed))
     c = model.cfg
     out = []
     for identity, label, row, col in cases:

@@ -13,6 +13,7 @@ mathematics (and the same gradient) for a fraction of the arithmetic. Only float
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,7 +41,12 @@ class TrainResult:
     curves: list[EpochStats] = field(default_factory=list)
     seconds: float = 0.0
     stopped_early: bool = False
+    diverged_at: int | None = None  # the epoch whose loss was not finite or exploded; training stopped there
 
+
+# A binary cross-entropy this large means logits of hundreds on the wrong side: the run has blown up
+# (the loss starts near log 2 = 0.69). Its accuracies would mean nothing, so training stops there.
+DIVERGED_LOSS = 100.0
 
 Callback = Callable[[EpochStats], bool | None]
 
@@ -70,8 +76,8 @@ def train(model: nn.Module, Xtr: torch.Tensor, ytr: torch.Tensor, Xte: torch.Ten
     same mathematics (every example's loss is weighted by its share of the mean) with memory bounded by
     the chunk, for large training sets.
     """
-    if epochs < 1 or lr <= 0:
-        raise ValueError(f"need epochs >= 1 and lr > 0, got epochs={epochs}, lr={lr}")
+    if epochs < 1 or not (math.isfinite(lr) and lr > 0):
+        raise ValueError(f"need epochs >= 1 and a finite lr > 0, got epochs={epochs}, lr={lr}")
     opt = Adam(model.parameters(), lr=lr)  # torch.optim.Adam's arithmetic, without its import cost
     n = len(Xtr)
     if dedup:
@@ -82,7 +88,7 @@ def train(model: nn.Module, Xtr: torch.Tensor, ytr: torch.Tensor, Xte: torch.Ten
     step = len(Xfit) if chunk_size is None else chunk_size
     curves: list[EpochStats] = []
     start = time.perf_counter()
-    stopped = False
+    stopped, diverged_at = False, None
     for epoch in range(1, epochs + 1):
         opt.zero_grad()
         if not dedup and step >= n:
@@ -100,6 +106,9 @@ def train(model: nn.Module, Xtr: torch.Tensor, ytr: torch.Tensor, Xte: torch.Ten
                 loss_value += part.item()
                 correct += (((logits.detach() > 0).to(yb.dtype) == yb) * cb).sum().item()
             train_acc = correct / n
+        if not math.isfinite(loss_value) or loss_value > DIVERGED_LOSS:
+            diverged_at = epoch
+            break
         opt.step()
         test_acc = None
         if eval_every and (epoch % eval_every == 0 or epoch == epochs):
@@ -114,4 +123,4 @@ def train(model: nn.Module, Xtr: torch.Tensor, ytr: torch.Tensor, Xte: torch.Ten
         train_logits = torch.cat([model(Xtr[i:i + (chunk_size or n)]) for i in range(0, n, chunk_size or n)])
         test_logits = model(Xte)
     return TrainResult(accuracy(train_logits, ytr), accuracy(test_logits, yte), test_logits, curves,
-                       time.perf_counter() - start, stopped)
+                       time.perf_counter() - start, stopped, diverged_at)

@@ -1,8 +1,9 @@
 """A small, configurable Vision Transformer (pre-norm), with attention weights returned on request.
 
 Names follow the paper and timm: ``patch_embed``, ``cls_token``, ``pos_embed``, ``blocks``, ``norm``,
-``head``. Parameters are created in the same order as the seed module's model, so the ``seed`` preset
-built right after ``torch.manual_seed(13)`` holds exactly the seed's weights.
+``head``. Parameters are created in the same order as the seed module's model, from a generator of the
+build's own (``core.seeded``), so the ``seed`` preset built with seed 13 holds exactly the weights the
+seed module gets after ``torch.manual_seed(13)``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn as nn
 
+from core import seeded
 from core.patch_embed import ConvPatchEmbed
 from core.pos_embed import sincos_1d, sincos_2d
 
@@ -42,7 +44,14 @@ class ViTConfig:
     def num_patches(self) -> int:
         return self.grid_size**2
 
+    def __post_init__(self) -> None:
+        self.validate()
+
     def validate(self) -> None:
+        small = {k: getattr(self, k) for k in ("img_size", "in_chans", "patch_size", "embed_dim", "depth",
+                                                "num_heads", "num_classes") if getattr(self, k) < 1}
+        if small or not self.mlp_ratio > 0:
+            raise ValueError(f"sizes must be >= 1 and mlp_ratio > 0, got {small or {'mlp_ratio': self.mlp_ratio}}")
         if self.img_size % self.patch_size:
             raise ValueError(f"patch_size={self.patch_size} must divide img_size={self.img_size}")
         if self.embed_dim % self.num_heads:
@@ -68,14 +77,14 @@ VIT_PRESETS = {
 class Attention(nn.Module):
     """Multi-head self-attention with separate q, k, v maps; returns the softmax weights too."""
 
-    def __init__(self, dim: int, num_heads: int):
+    def __init__(self, dim: int, num_heads: int, g: torch.Generator):
         super().__init__()
         self.num_heads = num_heads
         self.head_dim = dim // num_heads
-        self.q = nn.Linear(dim, dim)
-        self.k = nn.Linear(dim, dim)
-        self.v = nn.Linear(dim, dim)
-        self.proj = nn.Linear(dim, dim)
+        self.q = seeded.linear(dim, dim, g)
+        self.k = seeded.linear(dim, dim, g)
+        self.v = seeded.linear(dim, dim, g)
+        self.proj = seeded.linear(dim, dim, g)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         B, T, D = x.shape
@@ -89,11 +98,11 @@ class Attention(nn.Module):
 
 
 class Mlp(nn.Module):
-    def __init__(self, dim: int, hidden: int):
+    def __init__(self, dim: int, hidden: int, g: torch.Generator):
         super().__init__()
-        self.fc1 = nn.Linear(dim, hidden)
+        self.fc1 = seeded.linear(dim, hidden, g)
         self.act = nn.GELU()
-        self.fc2 = nn.Linear(hidden, dim)
+        self.fc2 = seeded.linear(hidden, dim, g)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.fc2(self.act(self.fc1(x)))
@@ -102,12 +111,12 @@ class Mlp(nn.Module):
 class Block(nn.Module):
     """Pre-norm: x + attn(norm1(x)), then + mlp(norm2(x)). Every step acts on each token alike."""
 
-    def __init__(self, dim: int, num_heads: int, mlp_ratio: float):
+    def __init__(self, dim: int, num_heads: int, mlp_ratio: float, g: torch.Generator):
         super().__init__()
         self.norm1 = nn.LayerNorm(dim)
-        self.attn = Attention(dim, num_heads)
+        self.attn = Attention(dim, num_heads, g)
         self.norm2 = nn.LayerNorm(dim)
-        self.mlp = Mlp(dim, int(dim * mlp_ratio))
+        self.mlp = Mlp(dim, int(dim * mlp_ratio), g)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         attn_out, weights = self.attn(self.norm1(x))
@@ -116,26 +125,26 @@ class Block(nn.Module):
 
 
 class ViT(nn.Module):
-    def __init__(self, cfg: ViTConfig = SEED_VIT):
+    def __init__(self, cfg: ViTConfig = SEED_VIT, *, generator: torch.Generator):
         super().__init__()
-        cfg.validate()
+        g = generator
         self.cfg = cfg
         D, N = cfg.embed_dim, cfg.num_patches
         n_tokens = N + int(cfg.class_token)
         # Creation order matters for seeded exactness: patch_embed, cls_token, pos_embed, blocks, norm, head.
-        self.patch_embed = ConvPatchEmbed(cfg.patch_size, cfg.in_chans, D)
-        self.cls_token = nn.Parameter(torch.randn(1, 1, D) * 0.02) if cfg.class_token else None
+        self.patch_embed = ConvPatchEmbed(cfg.patch_size, cfg.in_chans, D, generator=g)
+        self.cls_token = nn.Parameter(seeded.randn(1, 1, D, g=g) * 0.02) if cfg.class_token else None
         if cfg.pos_embed == "learned":
-            self.pos_embed = nn.Parameter(torch.randn(1, n_tokens, D) * 0.02)
+            self.pos_embed = nn.Parameter(seeded.randn(1, n_tokens, D, g=g) * 0.02)
         elif cfg.pos_embed == "sincos":
             self.register_buffer("pos_embed", sincos_1d(n_tokens, D).unsqueeze(0))
         elif cfg.pos_embed == "sincos2d":
             self.register_buffer("pos_embed", sincos_2d(cfg.grid_size, D, cfg.class_token).float().unsqueeze(0))
         else:
             self.pos_embed = None
-        self.blocks = nn.ModuleList(Block(D, cfg.num_heads, cfg.mlp_ratio) for _ in range(cfg.depth))
+        self.blocks = nn.ModuleList(Block(D, cfg.num_heads, cfg.mlp_ratio, g) for _ in range(cfg.depth))
         self.norm = nn.LayerNorm(D)
-        self.head = nn.Linear(D, cfg.num_classes)
+        self.head = seeded.linear(D, cfg.num_classes, g)
 
     # The forward pass in named steps, so that the lessons can cut in between them.
     def sequence(self, patch_tokens: torch.Tensor) -> torch.Tensor:
@@ -174,7 +183,7 @@ class ViT(nn.Module):
         return (logits, attentions) if return_attention else logits
 
 
-def build_vit(cfg: ViTConfig, seed: int, dtype: torch.dtype = torch.float64) -> ViT:
-    """Seed the global RNG (as the seed module does), build, cast, and switch to eval mode."""
-    torch.manual_seed(seed)
-    return ViT(cfg).to(dtype).eval()
+def build_vit(cfg: ViTConfig, g: torch.Generator, dtype: torch.dtype = torch.float64) -> ViT:
+    """Build drawing from ``g`` (seeded with s: the weights the seed module gets after
+    ``torch.manual_seed(s)``), cast, and switch to eval mode."""
+    return ViT(cfg, generator=g).to(dtype).eval()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from core.generalization.models import spec
+
 HEAT = "RdBu_r"
 
 
@@ -115,20 +117,26 @@ def log_strip(groups: dict[str, np.ndarray], title: str, x_title: str, floor: fl
     return fig
 
 
-PALETTE = {"vit": "#ef4444", "cnn": "#2563eb", "hybrid": "#f59e0b", "vit-config": "#10b981"}
+def label(model: str) -> str:
+    return spec(model).label
 
 
-def accuracy_bars(rows: list[dict], names: dict[str, str], title: str = "Accuracy per model (bars: mean, dots: seeds)") -> go.Figure:
-    """Grouped bars of mean train and test accuracy per model, each seed drawn as a dot."""
+def color(model: str) -> str:
+    return spec(model).color
+
+
+def accuracy_bars(rows: list[dict], title: str = "Accuracy per model (bars: mean, dots: seeds)") -> go.Figure:
+    """Grouped bars of mean train and test accuracy per model, each seed drawn as a dot. ``rows``: dicts
+    with model, seed, train_acc and test_acc (diverged seeds left out by the caller)."""
     fig = go.Figure()
     models = list(dict.fromkeys(r["model"] for r in rows))
     for split, opacity in (("train_acc", 0.45), ("test_acc", 1.0)):
         means = [np.mean([r[split] for r in rows if r["model"] == m]) for m in models]
-        fig.add_trace(go.Bar(x=[names[m] for m in models], y=means, name="train (seen positions)" if split == "train_acc"
+        fig.add_trace(go.Bar(x=[label(m) for m in models], y=means, name="train (seen positions)" if split == "train_acc"
                              else "test (unseen positions)", opacity=opacity, offsetgroup=split,
-                             marker_color=[PALETTE.get(m, "#6b7280") for m in models],
+                             marker_color=[color(m) for m in models],
                              text=[f"{v:.1%}" for v in means], textposition="outside"))
-        fig.add_trace(go.Box(x=[names[r["model"]] for r in rows], y=[r[split] for r in rows], offsetgroup=split,
+        fig.add_trace(go.Box(x=[label(r["model"]) for r in rows], y=[r[split] for r in rows], offsetgroup=split,
                              boxpoints="all", pointpos=0, jitter=0.3, fillcolor="rgba(0,0,0,0)", line_color="rgba(0,0,0,0)",
                              marker=dict(color="#111827", size=7), showlegend=False,
                              hovertext=[f"seed {r['seed']}: {r[split]:.1%}" for r in rows], hoverinfo="text"))
@@ -138,14 +146,14 @@ def accuracy_bars(rows: list[dict], names: dict[str, str], title: str = "Accurac
     return fig
 
 
-def curves_figure(curves: list[dict], names: dict[str, str], metric: str, title: str, height: int = 320) -> go.Figure:
+def curves_figure(curves: list[dict], metric: str, title: str, height: int = 320) -> go.Figure:
     """One line per (model, seed) over epochs; missing points (epochs not evaluated) are skipped."""
     fig = go.Figure()
     keys = list(dict.fromkeys((c["model"], c["seed"]) for c in curves))
     for model, seed in keys:
         pts = [c for c in curves if c["model"] == model and c["seed"] == seed and c.get(metric) is not None]
         fig.add_trace(go.Scatter(x=[c["epoch"] for c in pts], y=[c[metric] for c in pts], mode="lines",
-                                 name=f"{names[model]} · seed {seed}", line=dict(color=PALETTE.get(model, "#6b7280"))))
+                                 name=f"{label(model)} · seed {seed}", line=dict(color=color(model))))
     fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40, b=10), xaxis_title="epoch",
                       legend=dict(orientation="h", y=-0.25))
     if metric != "loss":
@@ -155,13 +163,14 @@ def curves_figure(curves: list[dict], names: dict[str, str], metric: str, title:
 
 def position_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple[int, int],
                         test_range: tuple[int, int], title: str, height: int = 330) -> go.Figure:
-    """Accuracy at each shape centre (x = cx, y = cy) with the training and test regions outlined."""
+    """Accuracy at each shape centre (x = cx, y = cy) with the training and test regions outlined.
+    Ranges are inclusive."""
     text = [["" if np.isnan(v) else f"{v:.0%}" for v in row] for row in grid]
     fig = go.Figure(go.Heatmap(z=grid, x=centres, y=centres, zmin=0, zmax=1, colorscale="RdYlGn", text=text,
                                texttemplate="%{text}", textfont=dict(size=8), colorbar=dict(tickformat=".0%"),
                                hovertemplate="cx=%{x} cy=%{y} accuracy=%{z:.0%}<extra></extra>"))
     for (lo, hi), color, name in ((train_range, "#111827", "train"), (test_range, "#7c3aed", "test")):
-        fig.add_shape(type="rect", x0=lo - 0.5, x1=hi - 0.5, y0=lo - 0.5, y1=hi - 0.5,
+        fig.add_shape(type="rect", x0=lo - 0.5, x1=hi + 0.5, y0=lo - 0.5, y1=hi + 0.5,
                       line=dict(color=color, width=3, dash="solid" if name == "train" else "dash"))
     fig.update_layout(title=title)
     fig.update_xaxes(title="cx", dtick=1)
@@ -184,4 +193,33 @@ def image_gallery(images: list[np.ndarray], captions: list[str], cols: int = 6, 
         fig.update_layout({f"yaxis{k if k > 1 else ''}": dict(scaleanchor=f"x{k if k > 1 else ''}")})
     fig.update_annotations(font_size=10)
     fig.update_layout(title=title, height=170 * rows + 40, margin=dict(l=10, r=10, t=60, b=10))
+    return fig
+
+
+def sweep_figure(rows: list[dict], knob: str, axis_title: str, log_x: bool = False, height: int = 360) -> go.Figure:
+    """Mean test accuracy per model at each value of one setting, the seeds' range as error bars.
+    ``rows``: dicts with value, model and test_acc."""
+    fig = go.Figure()
+    for m in dict.fromkeys(r["model"] for r in rows):
+        values = sorted({r["value"] for r in rows if r["model"] == m})
+        accs = [np.array([r["test_acc"] for r in rows if r["model"] == m and r["value"] == v]) for v in values]
+        mean = np.array([a.mean() for a in accs])
+        fig.add_trace(go.Scatter(x=values, y=mean, mode="lines+markers", name=label(m), line=dict(color=color(m)),
+                                 error_y=dict(type="data", symmetric=False, array=[a.max() for a in accs] - mean,
+                                              arrayminus=mean - [a.min() for a in accs])))
+    fig.add_hline(y=0.5, line=dict(dash="dot", color="#6b7280"), annotation_text="chance")
+    fig.update_layout(title=f"Test accuracy at unseen positions vs {knob}", height=height,
+                      yaxis=dict(range=[0, 1.05], tickformat=".0%"),
+                      xaxis=dict(type="log" if log_x else "linear", title=axis_title,
+                                 tickvals=sorted({r["value"] for r in rows})),
+                      margin=dict(l=10, r=10, t=40, b=10))
+    return fig
+
+
+def patch_row_figure(row: np.ndarray, title: str, channels: int, patch_size: int, height: int = 200) -> go.Figure:
+    """One flattened patch as a row of values, with a line between its channel blocks."""
+    fig = matrix_figure(row[None], title, "value index", "", colorscale="gray", symmetric=False, height=height,
+                        zmin=0, zmax=1)
+    for ch in range(1, channels):
+        fig.add_vline(x=ch * patch_size * patch_size - 0.5, line=dict(color="#ef4444", width=2))
     return fig

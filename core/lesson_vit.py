@@ -3,8 +3,9 @@
 The lesson builds its encoder from ``nn.TransformerEncoderLayer`` (post-norm, ReLU, feed-forward 2x,
 no dropout) wrapped in ``nn.TransformerEncoder``, which deep-copies one layer: every layer starts with
 the *same* weights. We write the layer out so its arithmetic is ours to speed up, but create its
-parameters with the same initialisers in the same order and clone it the same way, so that
-``torch.manual_seed(s)`` then ``LessonViT()`` holds exactly the lesson's weights for seed ``s``.
+parameters with the same initialisers in the same order and clone it the same way, so that a
+generator seeded with ``s`` (``core.seeded``) gives exactly the weights ``torch.manual_seed(s)`` then the
+lesson's constructor gives.
 """
 
 from __future__ import annotations
@@ -16,30 +17,36 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from core import seeded
 from core.patchify import patchify
 from core.pos_embed import sincos_1d
+
+
+# "sdpa": as torch's own layer computes it (bit for bit); "math": plain matmul-softmax, faster on CPU for
+# short sequences; "fast": "math" plus the class-token-only last layer (see LessonViT)
+ATTN_IMPLS = ("fast", "math", "sdpa")
 
 
 class EncoderLayer(nn.Module):
     """``nn.TransformerEncoderLayer(d, h, dim_feedforward=2d, dropout=0, batch_first=True)``, written out."""
 
-    def __init__(self, dim: int, num_heads: int, attn_impl: str = "sdpa"):
+    def __init__(self, dim: int, num_heads: int, g: torch.Generator, attn_impl: str = "sdpa"):
         super().__init__()
-        if dim % num_heads:
-            raise ValueError(f"embed_dim={dim} must be divisible by num_heads={num_heads}")
+        if num_heads < 1 or dim % num_heads:
+            raise ValueError(f"embed_dim={dim} must be divisible by num_heads={num_heads} (>= 1)")
+        if attn_impl not in ATTN_IMPLS:
+            raise ValueError(f"attn_impl={attn_impl!r} is not one of {ATTN_IMPLS}")
         self.num_heads = num_heads
-        # "sdpa": as torch's own layer computes it (bit for bit); "math": plain matmul-softmax, faster on
-        # CPU for short sequences; "fast": "math" plus the class-token-only last layer (see LessonViT)
         self.attn_impl = attn_impl
         # nn.MultiheadAttention's parameters, created and initialised in its order
         self.in_proj_weight = nn.Parameter(torch.empty(3 * dim, dim))
         self.in_proj_bias = nn.Parameter(torch.empty(3 * dim))
-        self.out_proj = nn.Linear(dim, dim)
-        nn.init.xavier_uniform_(self.in_proj_weight)
+        self.out_proj = seeded.linear(dim, dim, g)
+        seeded.xavier_uniform_(self.in_proj_weight, g)
         nn.init.constant_(self.in_proj_bias, 0.0)
         nn.init.constant_(self.out_proj.bias, 0.0)
-        self.linear1 = nn.Linear(dim, 2 * dim)
-        self.linear2 = nn.Linear(2 * dim, dim)
+        self.linear1 = seeded.linear(dim, 2 * dim, g)
+        self.linear2 = seeded.linear(2 * dim, dim, g)
         self.norm1 = nn.LayerNorm(dim)
         self.norm2 = nn.LayerNorm(dim)
 
@@ -80,22 +87,26 @@ class LessonViT(nn.Module):
     order (and hence its seeded weights) is untouched when ``stem_channels == 0``.
     """
 
-    def __init__(self, img_size: int = 16, patch_size: int = 4, in_ch: int = 1, embed_dim: int = 32,
-                 num_heads: int = 4, depth: int = 2, stem_channels: int = 0, attn_impl: str = "sdpa"):
+    def __init__(self, img_size: int = 16, patch_size: int = 4, in_chans: int = 1, embed_dim: int = 32,
+                 num_heads: int = 4, depth: int = 2, stem_channels: int = 0, attn_impl: str = "sdpa", *,
+                 generator: torch.Generator):
         super().__init__()
-        if img_size % patch_size:
-            raise ValueError(f"patch_size={patch_size} must divide img_size={img_size}")
+        g = generator
+        if patch_size < 1 or img_size % patch_size:
+            raise ValueError(f"patch_size={patch_size} must be >= 1 and divide img_size={img_size}")
+        if depth < 1:
+            raise ValueError(f"depth must be >= 1, got {depth}")
         self.patch_size = patch_size
         self.attn_impl = attn_impl
         n_patches = (img_size // patch_size) ** 2
-        patch_dim = (stem_channels or in_ch) * patch_size * patch_size
-        self.embed = nn.Linear(patch_dim, embed_dim)
-        self.cls_token = nn.Parameter(torch.randn(1, 1, embed_dim) * 0.02)
+        patch_dim = (stem_channels or in_chans) * patch_size * patch_size
+        self.embed = seeded.linear(patch_dim, embed_dim, g)
+        self.cls_token = nn.Parameter(seeded.randn(1, 1, embed_dim, g=g) * 0.02)
         self.register_buffer("pos_enc", sincos_1d(n_patches + 1, embed_dim))
-        layer = EncoderLayer(embed_dim, num_heads, attn_impl)
+        layer = EncoderLayer(embed_dim, num_heads, g, attn_impl)
         self.layers = nn.ModuleList(copy.deepcopy(layer) for _ in range(depth))  # as nn.TransformerEncoder
-        self.head = nn.Linear(embed_dim, 1)
-        self.stem = (nn.Sequential(nn.Conv2d(in_ch, stem_channels, 3, padding=1), nn.ReLU())
+        self.head = seeded.linear(embed_dim, 1, g)
+        self.stem = (nn.Sequential(seeded.conv2d(in_chans, stem_channels, 3, g, padding=1), nn.ReLU())
                      if stem_channels else nn.Identity())
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -1,0 +1,208 @@
+"""Worker processes that run jobs, one thread each, within the server-wide budget.
+
+On a small CPU the lesson's tensors are too small for PyTorch's intra-op threads to pay off: two
+single-threaded processes, each training its own job, get more done than one process with two
+threads, and one thread per job everywhere makes every result independent of how many workers a
+machine affords (the thread count changes float rounding). Workers are plain
+``python -m core.generalization.worker`` subprocesses speaking pickle over their pipes, so nothing
+depends on how the caller's main module was started (Streamlit, pytest, a notebook).
+
+Every live worker holds ``WORKER_BASE`` bytes of the budget from its start to its end, and every
+running job its own bytes and one core. A run takes the workers it can afford (reusing idle ones
+first), waits in the budget's line when it can afford none, and gives everything back when it ends.
+Idle workers are kept ``idle_seconds()`` for the next run, then ended.
+
+The pool knows jobs, not experiments: a job is a function, its arguments and the memory it needs.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import pickle
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.generalization.planning import WORKER_BASE, Budget, idle_seconds, server_budget
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Job:
+    function: Callable  # a module-level function: function(*args, report=callable) -> result
+    args: tuple
+    nbytes: int  # memory its training step needs
+    map_big: bool = False  # a large, chunked job: map big tensors (the worker is ended afterwards)
+
+
+class Worker:
+    """One worker process and a thread that turns its replies into queue items."""
+
+    def __init__(self, budget: Budget):
+        self.budget = budget  # holds WORKER_BASE of it, taken by the caller, given back by kill()
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+        self.proc = subprocess.Popen([sys.executable, "-m", "core.generalization.worker"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, cwd=ROOT, env=env)
+        self.replies: queue.Queue | None = None
+        self.idle_since = time.monotonic()
+        self._ended = False
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                message = pickle.load(self.proc.stdout)
+            except (EOFError, OSError, pickle.UnpicklingError):
+                message = ("dead", None, self.proc.poll())
+            if self.replies is not None:
+                self.replies.put((self, message))
+            if message[0] == "dead":
+                return
+
+    def send(self, index: int, job: Job) -> None:
+        pickle.dump((index, job.function, job.args, job.map_big), self.proc.stdin)
+        self.proc.stdin.flush()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        if self.alive():
+            self.proc.kill()
+        self.proc.wait()
+        if not self._ended:
+            self._ended = True
+            self.budget.give(WORKER_BASE)
+
+
+class Pool:
+    def __init__(self, budget: Budget):
+        self.budget = budget
+        self._idle: list[Worker] = []
+        self._lock = threading.Lock()
+        self._reaper: threading.Thread | None = None
+
+    # ------------------------------------------------------------ workers
+    @property
+    def idle(self) -> list[Worker]:
+        with self._lock:
+            return list(self._idle)
+
+    def _grant(self, wanted: int, job_bytes: int) -> tuple[int, list[Worker]] | None:
+        """Called under the budget's lock when it is this run's turn: the most workers (<= wanted) the
+        budget affords now, idle ones reused first; None if not even one."""
+        for k in range(wanted, 0, -1):
+            with self._lock:
+                self._idle = [w for w in self._idle if w.alive() or w.kill()]
+                reuse = min(k, len(self._idle))
+                if self.budget.take(k * job_bytes + (k - reuse) * WORKER_BASE, cores=k):
+                    taken, self._idle = self._idle[:reuse], self._idle[reuse:]
+                    return k, taken
+        with self._lock:  # nothing fits: end an idle worker (its memory goes back) and try again
+            victim = self._idle.pop() if self._idle else None
+        if victim is not None:
+            victim.kill()
+            return self._grant(wanted, job_bytes)
+        return None
+
+    def _release(self, workers: list[Worker], reuse: bool) -> None:
+        for w in workers:
+            w.replies = None
+        if not reuse:
+            for w in workers:
+                w.kill()
+            return
+        with self._lock:
+            for w in workers:
+                w.idle_since = time.monotonic()
+            self._idle.extend(w for w in workers if w.alive())
+            if self._reaper is None:
+                self._reaper = threading.Thread(target=self._reap, daemon=True)
+                self._reaper.start()
+
+    def _reap(self) -> None:
+        """End workers that stayed idle longer than ``idle_seconds()``, so an idle server shrinks back."""
+        while True:
+            time.sleep(min(1.0, idle_seconds() / 4))
+            limit = time.monotonic() - idle_seconds()
+            with self._lock:
+                old = [w for w in self._idle if w.idle_since < limit]
+                self._idle = [w for w in self._idle if w not in old]
+            for w in old:
+                w.kill()
+
+    def shutdown(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for w in idle:
+            w.kill()
+
+    # ------------------------------------------------------------ running
+    def run(self, jobs: list[Job], max_workers: int, on_progress: Callable[[int, object], bool | None] | None = None,
+            on_wait: Callable[[int], object] | None = None, order: list[int] | None = None) -> list | None:
+        """Run ``jobs`` on up to ``max_workers`` workers; their results in job order, or None if
+        ``on_progress(index, payload)`` returned False. Jobs start in ``order`` (default: as given). An
+        exception in a callback propagates; the run's workers are then ended at once."""
+        job_bytes = max(j.nbytes for j in jobs)
+        k, pool = self.budget.admit(lambda: self._grant(min(max_workers, len(jobs)), job_bytes), on_wait)
+        pool += [Worker(self.budget) for _ in range(k - len(pool))]
+        replies: queue.Queue = queue.Queue()
+        for w in pool:
+            w.replies = replies
+        todo = list(order if order is not None else range(len(jobs)))
+        results: list = [None] * len(jobs)
+        busy, ok = 0, False
+        try:
+            for w in pool:
+                if todo:
+                    i = todo.pop(0)
+                    w.send(i, jobs[i])
+                    busy += 1
+            while busy:
+                w, (kind, i, payload) = replies.get()
+                if kind == "progress":
+                    if on_progress is not None and on_progress(i, payload) is False:
+                        return None
+                elif kind == "done":
+                    results[i] = payload
+                    busy -= 1
+                    if todo:
+                        j = todo.pop(0)
+                        w.send(j, jobs[j])
+                        busy += 1
+                elif kind == "error":
+                    raise RuntimeError(f"a job failed in a worker:\n{payload}")
+                else:  # dead
+                    raise RuntimeError(f"a worker exited unexpectedly (exit status {payload})")
+            ok = True
+            return results
+        finally:
+            self.budget.give(k * job_bytes, cores=k)
+            # stopped, failed or interrupted workers may be mid-job, and big jobs leave big heaps: end them
+            self._release(pool, reuse=ok and not any(j.map_big for j in jobs))
+
+
+_pool: Pool | None = None
+_pool_lock = threading.Lock()
+
+
+def server_pool() -> Pool:
+    """The one pool of this process, on the server-wide budget."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = Pool(server_budget())
+        return _pool
+
+
+@atexit.register
+def _shutdown() -> None:
+    if _pool is not None:
+        _pool.shutdown()

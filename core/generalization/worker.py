@@ -1,0 +1,85 @@
+"""A training worker process: ``python -m core.generalization.worker`` (started by ``pool.py``).
+
+Generic: it knows jobs, not experiments. It reads pickled jobs ``(index, function, args, map_big)`` on
+stdin, runs ``function(*args, report=...)`` on one thread, and writes pickled replies on stdout:
+``("progress", index, payload)`` whenever the job reports, then ``("done", index, result)`` or
+``("error", index, traceback)``. Functions travel by reference (module and name), so whatever they
+need is imported here, not by the pool.
+
+It ends itself when the process that started it dies, at any stage: the kernel kills it (Linux
+``PR_SET_PDEATHSIG``), and a watchdog thread checks the parent every second elsewhere.
+
+``map_big``: a job that trains in gradient chunks (a large setting) first lowers glibc's mmap
+threshold, so that big tensors are mapped and unmapped rather than left in the heap; such a worker is
+ended after its run anyway.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import threading
+import time
+import traceback
+
+
+def _die_with_parent() -> None:
+    parent = os.getppid()
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux/glibc: the watchdog below does it
+        pass
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+    def watchdog() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watchdog, daemon=True).start()
+
+
+def _map_big_allocations() -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD = 1 MiB
+    except (OSError, AttributeError):  # not glibc: nothing to tune
+        pass
+
+
+def main() -> None:
+    _die_with_parent()
+    channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    sys.stdout = sys.stderr  # nothing else may write to the reply channel
+
+    import torch
+
+    torch.set_num_threads(1)  # one thread per job: see pool.py
+
+    def reply(message) -> None:
+        pickle.dump(message, channel)
+        channel.flush()
+
+    while True:
+        try:
+            index, function, args, map_big = pickle.load(sys.stdin.buffer)
+        except EOFError:
+            return
+        try:
+            if map_big:
+                _map_big_allocations()
+            result = function(*args, report=lambda payload, index=index: reply(("progress", index, payload)))
+            reply(("done", index, result))
+        except Exception:
+            reply(("error", index, traceback.format_exc()))
+
+
+if __name__ == "__main__":
+    main()
