@@ -1,35 +1,23 @@
-"""ViT Lab: home page. The lessons live in pages/ (one file each); their URLs work on a fresh server."""
+"""ViT Lab: home page. The lessons live in pages/ (one file each, listed in ui/lessons.py); their URLs work
+on a fresh server."""
 
 import streamlit as st
+
+from ui.lessons import LESSONS
 
 st.set_page_config(page_title="ViT Lab", page_icon="🔬", layout="wide")
 st.title("ViT Lab")
 st.markdown(
     "**How does a Vision Transformer turn an image into a sequence of tokens, and what does it give up "
-    "against a CNN?** Three short lessons answer it with experiments you can change and re-run. Every number "
-    "on every page is computed live by the code shown beneath it."
+    f"against a CNN?** {len(LESSONS)} short lessons answer it with experiments you can change and re-run. Every "
+    "number on every page is computed live by the code shown beneath it."
 )
 
 st.subheader("The lessons")
-c1, c2, c3 = st.columns(3)
-with c1:
-    st.page_link("pages/1_Patchify.py", label="1 · Patchify", icon="🧩")
-    st.markdown(
-        "An image becomes a sequence: cut into P×P patches, flatten, one linear map. See that "
-        "`Conv2d(kernel=P, stride=P)` computes exactly the same numbers, for any patch size, then break it."
-    )
-with c2:
-    st.page_link("pages/2_Permutation_symmetry.py", label="2 · Permutation symmetry", icon="🔀")
-    st.markdown(
-        "Without positional encodings a Transformer cannot tell where a patch was: shuffle the patches and the "
-        "class output stays put. Add learned or sinusoidal positions and the symmetry breaks."
-    )
-with c3:
-    st.page_link("pages/3_ViT_vs_CNN.py", label="3 · ViT vs CNN", icon="⚖️")
-    st.markdown(
-        "Train both on plus-vs-circle images at some positions, test at unseen ones. The CNN generalizes, the "
-        "tiny ViT collapses. Then re-run the lesson's exercises: more data, smaller patches, a CNN stem."
-    )
+for col, (number, lesson) in zip(st.columns(len(LESSONS)), enumerate(LESSONS, start=1), strict=True):
+    with col:
+        st.page_link(lesson.page, label=f"{number} · {lesson.title}", icon=lesson.icon)
+        st.markdown(lesson.blurb)
 
 st.subheader("How to read the pages")
 st.markdown(

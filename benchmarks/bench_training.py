@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 
-from tests.browser import tree_rss_bytes
+from support.browser import tree_rss_bytes
 
 CONFIGS = ("lesson", "exercise-1", "exercise-2", "exercise-3")
 
@@ -54,8 +54,9 @@ def side_notebook(name: str, threads: int | None = None) -> dict:
 
     if threads:
         torch.set_num_threads(threads)
-    from benchmarks.notebook_reference import NotebookCNN, NotebookHybrid, NotebookViT, notebook_train_and_eval
     from core.experiments import PRESETS, make_data
+
+    from support.notebook_reference import NotebookCNN, NotebookHybrid, NotebookViT, notebook_train_and_eval
 
     cfg = PRESETS[name]
     data = make_data(cfg)  # the lesson's data (tested equal to the notebook's generator)

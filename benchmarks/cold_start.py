@@ -13,23 +13,21 @@ import time
 
 from playwright.sync_api import sync_playwright
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, streamlit_server, tree_rss_bytes, wait_for_charts
-
-MIN_CHARTS = {"": 0, "Patchify": 7, "Permutation_symmetry": 12, "ViT_vs_CNN": 7}
+from support.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, streamlit_server, tree_rss_bytes, wait_for_charts
 
 
 def main() -> None:
     with streamlit_server() as (url, startup, proc), sync_playwright() as p:
         print(f"server healthy after {startup:.1f} s (streamlit run app.py)")
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for path, title in PAGES.items():
+        for path, (title, min_charts) in PAGES.items():
             for visit in ("first", "second"):
                 context = browser.new_context(viewport={"width": 1400, "height": 1000})
                 page = context.new_page()
                 start = time.perf_counter()
                 page.goto(f"{url}/{path}")
                 page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
-                n = wait_for_charts(page, MIN_CHARTS[path], timeout=120)
+                n = wait_for_charts(page, min_charts, timeout=120)
                 print(f"/{path:<22} {visit:>6} visit: {time.perf_counter() - start:5.1f} s to {n} rendered charts")
                 context.close()
         print(f"server resident memory after visiting every page: {tree_rss_bytes(proc.pid) / 2**20:.0f} MiB")

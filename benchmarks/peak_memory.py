@@ -18,7 +18,7 @@ import time
 from streamlit.testing.v1 import AppTest
 
 from benchmarks.bench_training import PeakSampler
-from tests.browser import ROOT
+from support.browser import ROOT
 
 
 def main() -> None:

@@ -21,7 +21,6 @@ from core import seeded
 from core.patchify import patchify
 from core.pos_embed import sincos_1d
 
-
 # "sdpa": as torch's own layer computes it (bit for bit); "math": plain matmul-softmax, faster on CPU for
 # short sequences; "fast": "math" plus the class-token-only last layer (see LessonViT)
 ATTN_IMPLS = ("fast", "math", "sdpa")

@@ -22,16 +22,6 @@ from core.vit import POS_EMBEDS, VIT_PRESETS, Attention, ViT
 from ui import charts
 from ui.widgets import page_header, show_source
 
-page_header("Permutation symmetry", "🔀")
-st.markdown(
-    "Everything in a Transformer block acts on each token alone (LayerNorm, the MLP, the q/k/v maps) except "
-    "attention, which mixes tokens by a weighted sum whose weights depend only on token *contents*. So if you "
-    "**shuffle the patch tokens**, every output is shuffled the same way (*equivariance*), and the class token, "
-    "which reads all of them, gives **the same answer** (*invariance*). Only a **position table** added to the "
-    "tokens tells the model where a patch was. The model below is the seed module's reduced ViT "
-    "(untrained; weights from `torch.manual_seed`)."
-)
-
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_claims(cfg: SymmetryConfig) -> list[dict]:
@@ -66,119 +56,167 @@ def shown(image: np.ndarray) -> np.ndarray:
     return (image - lo) / (hi - lo or 1.0)
 
 
-with st.sidebar:
-    st.header("Model")
-    preset = st.selectbox("Preset", list(VIT_PRESETS), key="preset")
-    seed = st.number_input("Weight seed (13 = the seed module's)", 0, 10_000, SEED, key="seed")
-    pos_embed = st.selectbox("Positional encoding", POS_EMBEDS, index=POS_EMBEDS.index("learned"), key="pos_embed",
-                             help="none · learned (random, as the seed) · sincos (the lesson's 1-D table) · sincos2d")
-cfg = SymmetryConfig(preset=preset, seed=int(seed), pos_embed=pos_embed)
-vcfg = cfg.vit_config()
-N, G = vcfg.num_patches, vcfg.grid_size
+def intro() -> None:
+    page_header("Permutation symmetry", "🔀")
+    st.markdown(
+        "Everything in a Transformer block acts on each token alone (LayerNorm, the MLP, the q/k/v maps) except "
+        "attention, which mixes tokens by a weighted sum whose weights depend only on token *contents*. So if you "
+        "**shuffle the patch tokens**, every output is shuffled the same way (*equivariance*), and the class token, "
+        "which reads all of them, gives **the same answer** (*invariance*). Only a **position table** added to the "
+        "tokens tells the model where a patch was. The model below is the seed module's reduced ViT "
+        "(untrained; weights from `torch.manual_seed`)."
+    )
 
-st.subheader("The four claims, measured now")
-claims = cached_claims(cfg)
-table = pd.DataFrame([{"result": "PASS" if c["passed"] else "FAIL", "claim": c["claim"], "measured": f"{c['value']:.3g}",
-                       "tolerance": f"{c['tolerance']:g}", "detail": c["detail"]} for c in claims])
-st.dataframe(table, hide_index=True, width="stretch")
 
-st.subheader("1 · Shuffle the patches")
-c1, c2, c3 = st.columns(3)
-kind = c1.selectbox("Permutation", PERMUTATIONS, key="perm_kind",
-                    help="reversal (the seed's) · random · swap two patches · cyclic shift of the grid (a translation)")
-perm_seed, swap, shift = 0, (0, 1), (0, 1)
-if kind == "random":
-    perm_seed = c2.number_input("Permutation seed", 0, 10_000, 0, key="perm_seed")
-elif kind == "swap":
-    swap = (c2.number_input("Swap patch", 0, N - 1, 0, key="swap_i"), c3.number_input("with patch", 0, N - 1, 5, key="swap_j"))
-elif kind == "shift":
-    shift = (c2.slider("Shift down (patches)", -(G - 1), G - 1, 0, key="shift_r"),
-             c3.slider("Shift right (patches)", -(G - 1), G - 1, 1, key="shift_c"))
-p = cached_permutation(cfg, kind, int(perm_seed), tuple(int(v) for v in swap), tuple(int(v) for v in shift))
-if p["perm"] == list(range(N)):
-    st.warning("This permutation leaves every patch where it was: pick two different patches or a non-zero shift.")
+def model_controls() -> SymmetryConfig:
+    with st.sidebar:
+        st.header("Model")
+        preset = st.selectbox("Preset", list(VIT_PRESETS), key="preset")
+        seed = st.number_input("Weight seed (13 = the seed module's)", 0, 10_000, SEED, key="seed")
+        pos_embed = st.selectbox("Positional encoding", POS_EMBEDS, index=POS_EMBEDS.index("learned"), key="pos_embed",
+                                 help="none · learned (random, as the seed) · sincos (the lesson's 1-D table) · sincos2d")
+    return SymmetryConfig(preset=preset, seed=int(seed), pos_embed=pos_embed)
 
-c1, c2 = st.columns(2)
-c1.plotly_chart(charts.image_with_patch_grid(shown(p["image"]), vcfg.patch_size, title="Input (random image, as the seed's verify)"),
-                width="stretch")
-c2.plotly_chart(charts.image_with_patch_grid(shown(p["moved"]), vcfg.patch_size, labels=p["perm"],
-                                             title="Patches reordered (numbers: original patch)"), width="stretch")
-m1, m2, m3 = st.columns(3)
-m1.metric("|Δ class logits| without positions", f"{p['no_pos']['class_change']:.1e}", help="tolerance 1e-10 (float64)")
-m2.metric("patch-output equivariance error", f"{p['no_pos']['equivariance_error']:.1e}",
-          help="max |f(permuted)[patch outputs] − permute(f(x))[patch outputs]|, no positions")
-m3.metric(f"|Δ class logits| with {pos_embed} positions", f"{p['pos']['class_change']:.1e}" if vcfg.pos_embed != "none" else "—")
-labels = [f"class {k}" for k in range(vcfg.num_classes)]
-c1, c2 = st.columns(2)
-c1.plotly_chart(charts.grouped_bars({"original": p["no_pos"]["logits"], "permuted": p["no_pos"]["logits_permuted"]},
-                                    "Class logits without positions", labels), width="stretch")
-c2.plotly_chart(charts.grouped_bars({"original": p["pos"]["logits"], "permuted": p["pos"]["logits_permuted"]},
-                                    f"Class logits with {pos_embed} positions", labels), width="stretch")
-st.plotly_chart(charts.log_strip({"without positions": p["random"]["no_pos"], f"with {pos_embed} positions": p["random"]["pos"]},
-                                 "max |Δ logits| over 100 random permutations (log scale; exact zeros drawn at 1e-18)",
-                                 "max |Δ logits|"), width="stretch")
 
-st.subheader("2 · Change one patch")
-patch = st.slider("Patch to brighten (+3 on every pixel, as the seed)", 0, N - 1, 0, key="change_patch")
-ch = cached_change(cfg, patch)
-c1, c2, c3 = st.columns(3)
-c1.plotly_chart(charts.image_with_patch_grid(shown(ch["image"]), vcfg.patch_size, patch, "Changed image"), width="stretch")
-c2.plotly_chart(charts.grid_map(ch["embedding_change"], "‖Δ embedding‖ per patch (before attention)", text_fmt=".2g"),
-                width="stretch")
-c3.plotly_chart(charts.grid_map(ch["output_change"], "‖Δ output‖ per patch (after the encoder)", text_fmt=".2g"),
-                width="stretch")
-st.plotly_chart(charts.grouped_bars({"original": ch["logits"], "changed": ch["logits_changed"]},
-                                    "Class logits before and after the change", labels), width="stretch")
+def claims_table(cfg: SymmetryConfig) -> None:
+    st.subheader("The four claims, measured now")
+    claims = cached_claims(cfg)
+    table = pd.DataFrame([{"result": "PASS" if c["passed"] else "FAIL", "claim": c["claim"], "measured": f"{c['value']:.3g}",
+                           "tolerance": f"{c['tolerance']:g}", "detail": c["detail"]} for c in claims])
+    st.dataframe(table, hide_index=True, width="stretch")
 
-st.subheader("3 · Where does the class token look? (the seed's attention experiment)")
-st.info("These attention weights come from an **untrained** model. They show how the architecture routes information, "
-        "not what a trained model finds important: this is not a saliency map and not a detector.")
-case_names = [label for _, label, _, _ in SEED_CASES] + ["Any position"]
-case = st.radio("Bright 4×4 patch", case_names, horizontal=True, key="att_case")
-if case == "Any position":
+
+def shuffle_section(cfg: SymmetryConfig) -> tuple[str, dict]:
+    vcfg = cfg.vit_config()
+    N, G = vcfg.num_patches, vcfg.grid_size
+    pos_embed = cfg.pos_embed
+    st.subheader("1 · Shuffle the patches")
+    c1, c2, c3 = st.columns(3)
+    kind = c1.selectbox("Permutation", PERMUTATIONS, key="perm_kind",
+                        help="reversal (the seed's) · random · swap two patches · cyclic shift of the grid (a translation)")
+    perm_seed, swap, shift = 0, (0, 1), (0, 1)
+    if kind == "random":
+        perm_seed = c2.number_input("Permutation seed", 0, 10_000, 0, key="perm_seed")
+    elif kind == "swap":
+        swap = (c2.number_input("Swap patch", 0, N - 1, 0, key="swap_i"), c3.number_input("with patch", 0, N - 1, 5, key="swap_j"))
+    elif kind == "shift":
+        shift = (c2.slider("Shift down (patches)", -(G - 1), G - 1, 0, key="shift_r"),
+                 c3.slider("Shift right (patches)", -(G - 1), G - 1, 1, key="shift_c"))
+    p = cached_permutation(cfg, kind, int(perm_seed), tuple(int(v) for v in swap), tuple(int(v) for v in shift))
+    if p["perm"] == list(range(N)):
+        st.warning("This permutation leaves every patch where it was: pick two different patches or a non-zero shift.")
+
     c1, c2 = st.columns(2)
-    row = c1.slider("Row", 0, G - 1, 2, key="att_row")
-    col = c2.slider("Column", 0, G - 1, 1, key="att_col")
-else:
-    _, _, row, col = SEED_CASES[case_names.index(case)]
-a = cached_attention(cfg, row, col)
-cols = st.columns(1 + vcfg.num_heads)
-cols[0].plotly_chart(charts.image_figure(a["image"], "Input image"), width="stretch")
-vmax = float(a["class_to_patch"].max())
-for h in range(vcfg.num_heads):
-    cols[1 + h].plotly_chart(charts.grid_map(a["class_to_patch"][h], f"Head {h}: class → patch", zmin=0, zmax=vmax),
-                             width="stretch")
-m = st.columns(2 + vcfg.num_heads)
-for h in range(vcfg.num_heads):
-    m[h].metric(f"Head {h} class self-weight", f"{a['self_weight'][h]:.4f}")
-m[-2].metric("Row sum (every head)", f"{a['row_sum'].min():.6f}")
-m[-1].metric("Tokens", N + int(vcfg.class_token))
-c1, c2 = st.columns(2)
-c1.plotly_chart(charts.bar_figure(a["patch_embedding"], f"Bright patch embedding · {vcfg.embed_dim} features"), width="stretch")
-c2.plotly_chart(charts.bar_figure(a["logits"], "Untrained class logits", labels), width="stretch")
+    c1.plotly_chart(charts.image_with_patch_grid(shown(p["image"]), vcfg.patch_size, title="Input (random image, as the seed's verify)"),
+                    width="stretch")
+    c2.plotly_chart(charts.image_with_patch_grid(shown(p["moved"]), vcfg.patch_size, labels=p["perm"],
+                                                 title="Patches reordered (numbers: original patch)"), width="stretch")
+    m1, m2, m3 = st.columns(3)
+    m1.metric("|Δ class logits| without positions", f"{p['no_pos']['class_change']:.1e}", help="tolerance 1e-10 (float64)")
+    m2.metric("patch-output equivariance error", f"{p['no_pos']['equivariance_error']:.1e}",
+              help="max |f(permuted)[patch outputs] − permute(f(x))[patch outputs]|, no positions")
+    m3.metric(f"|Δ class logits| with {pos_embed} positions", f"{p['pos']['class_change']:.1e}" if vcfg.pos_embed != "none" else "—")
+    labels = [f"class {k}" for k in range(vcfg.num_classes)]
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(charts.grouped_bars({"original": p["no_pos"]["logits"], "permuted": p["no_pos"]["logits_permuted"]},
+                                        "Class logits without positions", labels), width="stretch")
+    c2.plotly_chart(charts.grouped_bars({"original": p["pos"]["logits"], "permuted": p["pos"]["logits_permuted"]},
+                                        f"Class logits with {pos_embed} positions", labels), width="stretch")
+    st.plotly_chart(charts.log_strip({"without positions": p["random"]["no_pos"], f"with {pos_embed} positions": p["random"]["pos"]},
+                                     "max |Δ logits| over 100 random permutations (log scale; exact zeros drawn at 1e-18)",
+                                     "max |Δ logits|"), width="stretch")
+    return kind, p
 
-st.subheader("What to notice")
-notes = [
-    f"Without positions, the {kind} permutation moved the class logits by **{p['no_pos']['class_change']:.1e}** "
-    f"(float64 rounding), and the patch outputs followed the permutation to within "
-    f"**{p['no_pos']['equivariance_error']:.1e}**. Over 100 random permutations the largest change was "
-    f"**{p['random']['no_pos'].max():.1e}**.",
-]
-if vcfg.pos_embed == "none":
-    notes.append("This model has **no position table**, so it cannot distinguish any arrangement of its patches: "
-                 "a translated or scrambled image gets the same class output. Pick a positional encoding to break it.")
-else:
-    notes.append(f"With **{pos_embed}** positions the same permutation moves the logits by "
-                 f"**{p['pos']['class_change']:.1e}**, and 100 random ones by {p['random']['pos'].min():.1e} to "
-                 f"{p['random']['pos'].max():.1e}: position is now part of each token.")
-notes.append(f"Brightening patch {patch} changed **{int(np.count_nonzero(ch['embedding_change']))}** patch embedding(s) "
-             f"(largest change elsewhere {ch['other_embeddings_max_change']:.0e}): patch embedding is local. After the "
-             f"encoder **{ch['outputs_changed']} of {N}** patch outputs changed and the logits moved by "
-             f"{np.abs(ch['logits'] - ch['logits_changed']).max():.3f}: attention is global.")
-notes.append(f"The class token's attention row sums to {a['row_sum'].min():.6f} (a softmax); head 0 puts "
-             f"{a['self_weight'][0]:.3f} on itself and {a['class_to_patch'][0, row, col]:.3f} on the bright patch, "
-             f"against 1/{N + 1} = {1 / (N + 1):.3f} for uniform attention.")
-for note in notes:
-    st.markdown(f"- {note}")
 
-show_source(ViT, Attention, permute_and_compare, one_patch_change, verify)
+def change_section(cfg: SymmetryConfig) -> tuple[int, dict]:
+    vcfg = cfg.vit_config()
+    N = vcfg.num_patches
+    labels = [f"class {k}" for k in range(vcfg.num_classes)]
+    st.subheader("2 · Change one patch")
+    patch = st.slider("Patch to brighten (+3 on every pixel, as the seed)", 0, N - 1, 0, key="change_patch")
+    ch = cached_change(cfg, patch)
+    c1, c2, c3 = st.columns(3)
+    c1.plotly_chart(charts.image_with_patch_grid(shown(ch["image"]), vcfg.patch_size, patch, "Changed image"), width="stretch")
+    c2.plotly_chart(charts.grid_map(ch["embedding_change"], "‖Δ embedding‖ per patch (before attention)", text_fmt=".2g"),
+                    width="stretch")
+    c3.plotly_chart(charts.grid_map(ch["output_change"], "‖Δ output‖ per patch (after the encoder)", text_fmt=".2g"),
+                    width="stretch")
+    st.plotly_chart(charts.grouped_bars({"original": ch["logits"], "changed": ch["logits_changed"]},
+                                        "Class logits before and after the change", labels), width="stretch")
+    return patch, ch
+
+
+def attention_section(cfg: SymmetryConfig) -> tuple[int, int, dict]:
+    vcfg = cfg.vit_config()
+    N, G = vcfg.num_patches, vcfg.grid_size
+    labels = [f"class {k}" for k in range(vcfg.num_classes)]
+    st.subheader("3 · Where does the class token look? (the seed's attention experiment)")
+    st.info("These attention weights come from an **untrained** model. They show how the architecture routes information, "
+            "not what a trained model finds important: this is not a saliency map and not a detector.")
+    case_names = [label for _, label, _, _ in SEED_CASES] + ["Any position"]
+    case = st.radio("Bright 4×4 patch", case_names, horizontal=True, key="att_case")
+    if case == "Any position":
+        c1, c2 = st.columns(2)
+        row = c1.slider("Row", 0, G - 1, 2, key="att_row")
+        col = c2.slider("Column", 0, G - 1, 1, key="att_col")
+    else:
+        _, _, row, col = SEED_CASES[case_names.index(case)]
+    a = cached_attention(cfg, row, col)
+    cols = st.columns(1 + vcfg.num_heads)
+    cols[0].plotly_chart(charts.image_figure(a["image"], "Input image"), width="stretch")
+    vmax = float(a["class_to_patch"].max())
+    for h in range(vcfg.num_heads):
+        cols[1 + h].plotly_chart(charts.grid_map(a["class_to_patch"][h], f"Head {h}: class → patch", zmin=0, zmax=vmax),
+                                 width="stretch")
+    m = st.columns(2 + vcfg.num_heads)
+    for h in range(vcfg.num_heads):
+        m[h].metric(f"Head {h} class self-weight", f"{a['self_weight'][h]:.4f}")
+    m[-2].metric("Row sum (every head)", f"{a['row_sum'].min():.6f}")
+    m[-1].metric("Tokens", N + int(vcfg.class_token))
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(charts.bar_figure(a["patch_embedding"], f"Bright patch embedding · {vcfg.embed_dim} features"), width="stretch")
+    c2.plotly_chart(charts.bar_figure(a["logits"], "Untrained class logits", labels), width="stretch")
+    return row, col, a
+
+
+def what_to_notice(cfg: SymmetryConfig, kind: str, p: dict, patch: int, ch: dict, row: int, col: int, a: dict) -> None:
+    vcfg = cfg.vit_config()
+    N = vcfg.num_patches
+    pos_embed = cfg.pos_embed
+    st.subheader("What to notice")
+    notes = [
+        f"Without positions, the {kind} permutation moved the class logits by **{p['no_pos']['class_change']:.1e}** "
+        f"(float64 rounding), and the patch outputs followed the permutation to within "
+        f"**{p['no_pos']['equivariance_error']:.1e}**. Over 100 random permutations the largest change was "
+        f"**{p['random']['no_pos'].max():.1e}**.",
+    ]
+    if vcfg.pos_embed == "none":
+        notes.append("This model has **no position table**, so it cannot distinguish any arrangement of its patches: "
+                     "a translated or scrambled image gets the same class output. Pick a positional encoding to break it.")
+    else:
+        notes.append(f"With **{pos_embed}** positions the same permutation moves the logits by "
+                     f"**{p['pos']['class_change']:.1e}**, and 100 random ones by {p['random']['pos'].min():.1e} to "
+                     f"{p['random']['pos'].max():.1e}: position is now part of each token.")
+    notes.append(f"Brightening patch {patch} changed **{int(np.count_nonzero(ch['embedding_change']))}** patch embedding(s) "
+                 f"(largest change elsewhere {ch['other_embeddings_max_change']:.0e}): patch embedding is local. After the "
+                 f"encoder **{ch['outputs_changed']} of {N}** patch outputs changed and the logits moved by "
+                 f"{np.abs(ch['logits'] - ch['logits_changed']).max():.3f}: attention is global.")
+    notes.append(f"The class token's attention row sums to {a['row_sum'].min():.6f} (a softmax); head 0 puts "
+                 f"{a['self_weight'][0]:.3f} on itself and {a['class_to_patch'][0, row, col]:.3f} on the bright patch, "
+                 f"against 1/{N + 1} = {1 / (N + 1):.3f} for uniform attention.")
+    for note in notes:
+        st.markdown(f"- {note}")
+
+
+def main() -> None:
+    intro()
+    cfg = model_controls()
+    claims_table(cfg)
+    kind, p = shuffle_section(cfg)
+    patch, ch = change_section(cfg)
+    row, col, a = attention_section(cfg)
+    what_to_notice(cfg, kind, p, patch, ch, row, col, a)
+    show_source(ViT, Attention, permute_and_compare, one_patch_change, verify)
+
+
+main()

@@ -13,7 +13,7 @@ import sys
 
 from PIL import Image
 
-from tests.browser import PAGES, ROOT
+from support.browser import PAGES, ROOT
 
 OUT = ROOT / "docs" / "screenshots"
 

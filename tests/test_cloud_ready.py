@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, ROOT, require_browser, streamlit_server, wait_for_charts
+from support.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, ROOT, require_browser, streamlit_server, wait_for_charts
 
 pytestmark = pytest.mark.cloud
 
@@ -33,7 +33,7 @@ def test_runtime_requirements_alone_serve_every_page(tmp_path):
 
     with streamlit_server(python=python) as (url, _, _), sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for path, title in PAGES.items():
+        for path, (title, _) in PAGES.items():
             page = browser.new_page()
             page.goto(f"{url}/{path}")
             page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)

@@ -10,14 +10,13 @@ import re
 
 import pytest
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, ROOT, require_browser, streamlit_server, wait_for_charts
+from support.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, ROOT, require_browser, streamlit_server, wait_for_charts
 
 pytestmark = pytest.mark.e2e
 
 sync_playwright = require_browser()
 
 SHOTS = ROOT / "artifacts" / "screenshots"
-MIN_CHARTS = {"": 0, "Patchify": 7, "Permutation_symmetry": 12, "ViT_vs_CNN": 7}
 
 
 @pytest.fixture(scope="module")
@@ -68,9 +67,10 @@ def open_page(browser, url):
 def test_every_page_opens_by_its_own_url_on_a_fresh_server(browser, path):
     with streamlit_server() as (url, _, _):
         page, errors = open_page(browser, f"{url}/{path}")
-        page.get_by_role("heading", name=PAGES[path]).first.wait_for(timeout=60_000)
-        n = wait_for_charts(page, MIN_CHARTS[path], timeout=120)
-        assert n >= MIN_CHARTS[path]
+        title, min_charts = PAGES[path]
+        page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+        n = wait_for_charts(page, min_charts, timeout=120)
+        assert n >= min_charts
         assert page.locator("[data-testid=stException]").count() == 0
         assert errors.real() == []
         SHOTS.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 import torch
 
-from benchmarks.notebook_reference import NotebookViT
-from core.tiny_vit import LessonViT
+from support.notebook_reference import NotebookViT
+from core.lesson_vit import LessonViT
 
 
 def test_same_seed_gives_the_notebooks_weights_and_outputs():

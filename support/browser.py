@@ -16,8 +16,15 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # Without the background-networking flags Chromium keeps trying hosts this machine cannot reach.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
-PAGES = {"": "ViT Lab", "Patchify": "Patchify", "Permutation_symmetry": "Permutation symmetry",
-         "ViT_vs_CNN": "ViT vs CNN"}
+
+def _pages() -> dict[str, tuple[str, int]]:
+    """URL path -> (title, charts on first view), from the one list of lessons."""
+    from ui.lessons import LESSONS
+
+    return {"": ("ViT Lab", 0), **{lesson.url_path: (lesson.title, lesson.min_charts) for lesson in LESSONS}}
+
+
+PAGES = _pages()
 
 
 def free_port() -> int:
@@ -70,19 +77,10 @@ def wait_for_charts(page, minimum: int = 1, timeout: float = 60) -> int:
 
 
 def tree_rss_bytes(pid: int) -> int:
-    """Resident memory of a process and all its descendants, from /proc."""
-    total, stack = 0, [pid]
-    while stack:
-        p = stack.pop()
-        try:
-            with open(f"/proc/{p}/status") as fh:
-                total += next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmRSS:"))
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children") as fh:
-                    stack.extend(int(c) for c in fh.read().split())
-        except (OSError, StopIteration):
-            continue
-    return total
+    """Resident memory of a process and all its descendants (the server and its training workers)."""
+    from core.generalization.planning import tree_rss
+
+    return tree_rss(pid)
 
 
 def require_browser():

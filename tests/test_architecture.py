@@ -1,0 +1,93 @@
+"""The layers, enforced: imports only go down, core never reaches Streamlit or the UI, no cycles, and
+model names are compared only inside the registry."""
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from core.generalization.models import REGISTRY
+
+ROOT = Path(__file__).resolve().parent.parent
+# core.generalization, bottom to top: a module may import only those before it
+ENGINE = ["model_config", "models", "config", "data", "planning", "pool", "worker", "results", "store", "run"]
+
+
+def imports(path: Path) -> set[str]:
+    """Every module a file imports, at any depth (lazy imports inside functions count too)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+            out |= {f"{node.module}.{a.name}" for a in node.names}
+    return out
+
+
+def module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+CORE = {module_name(p): p for p in (ROOT / "core").rglob("*.py")}
+
+
+@pytest.mark.parametrize("name", sorted(CORE))
+def test_core_never_imports_streamlit_or_the_ui(name):
+    bad = {m for m in imports(CORE[name]) if m.split(".")[0] in ("streamlit", "ui", "pages", "tests", "benchmarks")}
+    assert not bad, f"{name} imports {bad}"
+
+
+def test_engine_imports_only_go_down():
+    for i, layer in enumerate(ENGINE):
+        allowed = {f"core.generalization.{lower}" for lower in ENGINE[:i]}
+        engine_imports = {m for m in imports(CORE[f"core.generalization.{layer}"]) if m.startswith("core.generalization")}
+        above = {m for m in engine_imports if not any(m == a or m.startswith(a + ".") for a in allowed)}
+        assert not above, f"core.generalization.{layer} imports {above}, which are not below it"
+    assert set(ENGINE) | {"__init__"} == {p.stem for p in (ROOT / "core" / "generalization").glob("*.py")}
+
+
+def test_concept_modules_do_not_import_the_engine():
+    for name, path in CORE.items():
+        if not name.startswith(("core.generalization", "core.cli", "core.__main__")):
+            assert not [m for m in imports(path) if m.startswith("core.generalization")], name
+
+
+def test_no_import_cycle_in_core():
+    graph = {name: {m for m in imports(p) if m in CORE} - {name} for name, p in CORE.items()}
+    state: dict[str, int] = {}
+
+    def visit(node, stack):
+        state[node] = 1
+        for nxt in graph[node]:
+            if state.get(nxt) == 1:
+                raise AssertionError("import cycle: " + " -> ".join(stack + [nxt]))
+            if nxt not in state:
+                visit(nxt, stack + [nxt])
+        state[node] = 2
+
+    for node in graph:
+        if node not in state:
+            visit(node, [node])
+
+
+def test_ui_and_pages_do_not_import_upwards():
+    for path in (ROOT / "ui").glob("*.py"):
+        assert not [m for m in imports(path) if m.split(".")[0] in ("pages", "tests", "benchmarks")], path
+
+
+def test_model_names_are_compared_only_in_the_registry():
+    names = "|".join(re.escape(n) for n in REGISTRY)
+    compare = re.compile(rf"""(==|!=|\bin)\s*\(?\s*["']({names})["']|["']({names})["']\s*(==|!=)""")
+    files = [p for d in ("core", "ui", "pages") for p in (ROOT / d).rglob("*.py")] + [ROOT / "app.py"]
+    offenders = [f"{p.relative_to(ROOT)}: {line.strip()}" for p in files if p.name != "models.py"
+                 for line in p.read_text().splitlines() if compare.search(line)]
+    assert not offenders, offenders
+
+
+def test_pages_build_no_figures_themselves():
+    for path in (ROOT / "pages").glob("*.py"):
+        text = path.read_text()
+        assert "go.Figure" not in text and "add_trace" not in text and "update_layout" not in text, path
+        assert "plotly" not in " ".join(imports(path)), path

@@ -1,0 +1,85 @@
+import threading
+import time
+from dataclasses import replace
+
+import pytest
+
+from core.generalization import planning
+from core.generalization.config import LESSON, PRESETS, DataConfig, ModelConfig
+
+MiB = 2**20
+CAPACITY = int(1.5 * 2**30) - 450 * MiB - planning.MARGIN  # a page with torch loaded, as on the server
+LARGEST = replace(LESSON, models=("vit", "cnn", "hybrid", "vit-config"), data=DataConfig(n_train=3000, train_range=(3, 12)),
+                  model=ModelConfig(patch_size=2, embed_dim=64, num_heads=8, depth=4, stem_channels=16))
+
+
+def test_plan_uses_workers_only_while_full_batches_fit():
+    lesson = planning.plan(LESSON, CAPACITY, cores=2)
+    assert lesson.workers == 2 and not lesson.chunked
+    ex1 = planning.plan(PRESETS["exercise-1"], CAPACITY, cores=2)  # 3000 images, but only 72 distinct ones
+    assert ex1.workers == 2 and not ex1.chunked
+    big = planning.plan(LARGEST, CAPACITY, cores=2)
+    assert big.workers == 1 and big.chunks["vit"] is not None and big.chunks["vit"] < 200  # of 200 distinct
+    assert max(big.job_bytes.values()) + planning.WORKER_BASE <= CAPACITY
+
+
+def test_no_worker_where_memory_cannot_hold_one():
+    small = planning.plan(LESSON, 300 * MiB, cores=2)  # e.g. a 690 MB container less the app itself
+    assert small.workers == 0 and max(small.job_bytes.values()) <= 300 * MiB
+    assert planning.plan(LESSON, CAPACITY, cores=2, workers=0).workers == 0
+
+
+def test_budget_takes_the_lower_of_setting_and_container(monkeypatch):
+    monkeypatch.setenv("VITLAB_MEMORY_BUDGET", str(2**40))
+    monkeypatch.setattr(planning, "memory_limit", lambda: 690e6)
+    assert planning.total_budget() <= 690e6
+    monkeypatch.setattr(planning, "memory_limit", lambda: 2e12)
+    monkeypatch.setenv("VITLAB_MEMORY_BUDGET", str(2**30))
+    assert planning.total_budget() == 2**30
+
+
+def test_probes_read_cgroup_v1_and_v2(monkeypatch):
+    files = {"/sys/fs/cgroup/memory/memory.limit_in_bytes": "734003200", "/sys/fs/cgroup/cpu/cpu.cfs_quota_us": "50000",
+             "/sys/fs/cgroup/cpu/cpu.cfs_period_us": "100000"}
+    monkeypatch.setattr(planning, "_read", files.get)
+    assert planning.memory_limit() == 734003200 and planning.cpu_count() == 0.5
+    files = {"/sys/fs/cgroup/memory.max": "2900000000", "/sys/fs/cgroup/cpu.max": "200000 100000"}
+    monkeypatch.setattr(planning, "_read", files.get)
+    assert planning.memory_limit() == 2.9e9 and planning.cpu_count() == 2.0
+
+
+def test_budget_line_is_first_come_first_served_and_can_be_left():
+    budget = planning.Budget(100, cores=2)
+    assert budget.take(80, cores=1)
+    order, positions = [], []
+
+    def waiter(name, nbytes):
+        budget.admit(lambda: name if budget.take(nbytes) else None, on_wait=positions.append, poll=0.01)
+        order.append(name)
+
+    first = threading.Thread(target=waiter, args=("first", 50))
+    first.start()
+    time.sleep(0.05)
+    second = threading.Thread(target=waiter, args=("second", 10))  # would fit now, but waits its turn
+    second.start()
+    time.sleep(0.05)
+    assert order == [] and budget.waiting == 2 and 1 in positions
+    budget.give(80, cores=1)
+    first.join(2), second.join(2)
+    assert order == ["first", "second"] and budget.held_bytes == 60
+
+    class Cancelled(Exception):
+        pass
+
+    def cancel(position):
+        raise Cancelled
+
+    with pytest.raises(Cancelled):
+        budget.admit(lambda: None, on_wait=cancel, poll=0.01)
+    assert budget.waiting == 0
+
+
+def test_relative_cost():
+    assert planning.relative_cost(LESSON) == pytest.approx(1.0)
+    assert planning.relative_cost(PRESETS["exercise-1"]) == pytest.approx(1.0)  # the same 70-72 distinct images
+    assert planning.relative_cost(LARGEST) > planning.MAX_RUN_COST

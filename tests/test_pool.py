@@ -1,0 +1,95 @@
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import replace
+
+import pytest
+
+from core.generalization import planning
+from core.generalization.config import PRESETS, TrainConfig
+from core.generalization.pool import Pool
+from core.generalization.run import run
+
+TINY = replace(PRESETS["tiny"], train=TrainConfig(epochs=8, seeds=(0, 1)))
+MiB = 2**20
+
+
+@pytest.fixture
+def pool():
+    p = Pool(planning.Budget(2**31, cores=2))
+    yield p
+    p.shutdown()
+
+
+def test_one_worker_two_workers_and_in_process_give_identical_results(pool):
+    one, two, here = run(TINY, workers=1, pool=pool), run(TINY, workers=2, pool=pool), run(TINY, workers=0, pool=pool)
+    strip = [replace(r, seconds=0) for r in one.rows]
+    assert strip and strip == [replace(r, seconds=0) for r in two.rows] == [replace(r, seconds=0) for r in here.rows]
+    assert one.test_predictions == two.test_predictions == here.test_predictions
+    assert one.position_map == two.position_map
+
+
+def test_progress_reaches_the_total_and_workers_are_reused_then_released(pool, monkeypatch):
+    seen = []
+    run(TINY, progress=lambda m, s, stats, done, total: seen.append((done, total)), workers=2, pool=pool)
+    assert seen[-1] == (4 * TINY.train.epochs, 4 * TINY.train.epochs)
+    idle = pool.idle
+    assert len(idle) == 2 and all(w.alive() for w in idle)
+    assert pool.budget.held_bytes == 2 * planning.WORKER_BASE and pool.budget.busy_cores == 0
+    monkeypatch.setenv("VITLAB_IDLE_SECONDS", "0.2")
+    deadline = time.monotonic() + 10
+    while (pool.idle or pool.budget.held_bytes) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert pool.idle == [] and pool.budget.held_bytes == 0 and not any(w.alive() for w in idle)
+
+
+def test_stopping_or_failing_returns_nothing_partial_and_gives_everything_back(pool):
+    result = run(TINY, progress=lambda m, s, stats, done, total: False if done >= 3 else None, workers=2, pool=pool)
+    assert not result.complete and result.rows == []
+
+    class Moved(Exception):
+        pass
+
+    def progress(*args):
+        raise Moved
+
+    with pytest.raises(Moved):
+        run(TINY, progress=progress, workers=2, pool=pool)
+    assert pool.idle == [] and pool.budget.held_bytes == 0 and pool.budget.busy_cores == 0
+
+
+def test_a_run_that_does_not_fit_waits_for_memory():
+    budget = planning.Budget(planning.WORKER_BASE + 64 * MiB, cores=2)
+    pool = Pool(budget)
+    try:
+        assert budget.take(budget.capacity)  # someone else holds everything
+        waits = []
+
+        def on_wait(position):
+            waits.append(position)
+            if len(waits) == 3:
+                budget.give(budget.capacity)
+
+        result = run(TINY, workers=2, pool=pool, on_wait=on_wait)
+        assert result.complete and waits[:3] == [0, 0, 0]
+        assert budget.peak_bytes <= budget.capacity
+    finally:
+        pool.shutdown()
+
+
+def test_workers_end_when_their_parent_dies(tmp_path):
+    script = ("import sys, time; from core.generalization.config import PRESETS; from core.generalization.run import run;"
+              "from core.generalization.pool import server_pool; run(PRESETS['tiny'], workers=2);"
+              "print(' '.join(str(w.proc.pid) for w in server_pool().idle), flush=True); time.sleep(60)")
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                              cwd=os.path.dirname(os.path.dirname(__file__)))
+    pids = [int(p) for p in parent.stdout.readline().split()]
+    assert pids
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while any(planning.rss(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(planning.rss(p) for p in pids)
