@@ -6,7 +6,7 @@
 
 Each side runs in its own fresh process, one after the other, on the same configs. The notebook side
 is ``notebook_reference.py``: ``nn.TransformerEncoder``, one seed after another, default Adam, all
-threads. The engine side is ``core.experiments.run`` with its defaults. Printed per config: seconds
+threads. The engine side is ``core.generalization.run.run`` with its defaults. Printed per config: seconds
 for each, the speed ratio, peak resident memory (the engine's counts its worker processes too), and
 whether every per-seed train/test accuracy is identical.
 """
@@ -54,39 +54,42 @@ def side_notebook(name: str, threads: int | None = None) -> dict:
 
     if threads:
         torch.set_num_threads(threads)
-    from core.experiments import PRESETS, make_data
-
+    from core.generalization.config import PRESETS
+    from core.generalization.data import make_data
     from support.notebook_reference import NotebookCNN, NotebookHybrid, NotebookViT, notebook_train_and_eval
 
     cfg = PRESETS[name]
-    data = make_data(cfg)  # the lesson's data (tested equal to the notebook's generator)
+    data = make_data(cfg.data)  # the lesson's data (tested equal to the notebook's generator)
     factories = {
-        "vit": lambda: NotebookViT(patch_size=cfg.patch_size),
-        "hybrid": lambda: NotebookHybrid(stem_channels=cfg.stem_channels, patch_size=cfg.patch_size),
+        "vit": lambda: NotebookViT(patch_size=cfg.model.patch_size),
+        "hybrid": lambda: NotebookHybrid(stem_channels=cfg.model.stem_channels, patch_size=cfg.model.patch_size),
         "cnn": NotebookCNN,
     }
     rows = []
     with PeakSampler() as peak:
         start = time.perf_counter()
-        for seed in cfg.seeds:
-            for model in cfg.models:
-                tr, te = notebook_train_and_eval(factories[model], data.Xtr, data.ytr, data.Xte, data.yte, seed,
-                                                 cfg.epochs, cfg.lr)
-                rows.append({"model": model, "seed": seed, "train_acc": tr, "test_acc": te})
+        for seed, model in cfg.jobs:
+            tr, te = notebook_train_and_eval(factories[model], data.Xtr, data.ytr, data.Xte, data.yte, seed,
+                                             cfg.train.epochs, cfg.train.lr)
+            rows.append({"model": model, "seed": seed, "train_acc": tr, "test_acc": te})
         seconds = time.perf_counter() - start
     return {"seconds": seconds, "peak_bytes": peak.peak, "rows": rows, "threads": torch.get_num_threads()}
 
 
 def side_engine(name: str) -> dict:
-    from core.experiments import PRESETS, plan, run
+    from core.generalization.config import PRESETS
+    from core.generalization.planning import plan
+    from core.generalization.pool import server_pool
+    from core.generalization.run import run
 
     cfg = PRESETS[name]
-    how = plan(cfg)
+    budget = server_pool().budget
+    how = plan(cfg, budget.capacity, budget.cores)
     with PeakSampler() as peak:
         start = time.perf_counter()
         result = run(cfg)
         seconds = time.perf_counter() - start
-    rows = [{k: r[k] for k in ("model", "seed", "train_acc", "test_acc")} for r in result.rows]
+    rows = [{"model": r.model, "seed": r.seed, "train_acc": r.train_acc, "test_acc": r.test_acc} for r in result.rows]
     return {"seconds": seconds, "peak_bytes": peak.peak, "rows": rows,
             "workers": how.workers, "chunks": how.chunks}
 

@@ -50,9 +50,10 @@ DECODE_SIDE = 256  # an upload is decoded once, at most this many pixels a side;
 
 
 @lru_cache(maxsize=8)
-def decode_upload(data: bytes) -> tuple[np.ndarray, tuple[str, ...]]:
+def decode_upload(data: bytes) -> tuple[np.ndarray, tuple[str, ...], tuple[int, int]]:
     """Decode an uploaded file once: a read-only (h, w, 3) float64 array in [0, 1], at most DECODE_SIDE a
-    side, and notes on what was done to it (frames dropped, transparency flattened, bit depth, size).
+    side, notes on what was done to it (frames dropped, transparency flattened, bit depth), and the
+    original (width, height).
 
     The pixel count is checked from the header before decoding, so a small file that would decode to
     gigabytes (a "decompression bomb") is refused with a message, never decoded.
@@ -73,11 +74,14 @@ def decode_upload(data: bytes) -> tuple[np.ndarray, tuple[str, ...]]:
         rgb = _to_rgb_floats(img, notes)
     except ValueError:
         raise
+    except Image.DecompressionBombError as exc:  # Pillow's own check, in open(), for the largest ones
+        raise ValueError(f"the image is far above the limit of {MAX_UPLOAD_PIXELS / 1e6:.0f} megapixels ({exc}): "
+                         "scale it down first") from exc
     except Exception as exc:  # Pillow raises many kinds (truncated, unsupported, bombs): all are bad input
         raise ValueError(f"could not read the uploaded file as an image ({len(data)} bytes): "
                          f"{type(exc).__name__}: {exc}") from exc
     rgb.setflags(write=False)  # shared between sessions through the cache
-    return rgb, tuple(notes)
+    return rgb, tuple(notes), (w, h)
 
 
 def _to_rgb_floats(img, notes: list[str]) -> np.ndarray:
@@ -117,8 +121,7 @@ def image_from_bytes(data: bytes, size: int, channels: int) -> tuple[np.ndarray,
     on what was done to fit it (decoded once per file, see ``decode_upload``)."""
     from PIL import Image
 
-    rgb, notes = decode_upload(data)
-    h, w = rgb.shape[:2]
+    rgb, notes, (w, h) = decode_upload(data)
     planes = [np.asarray(Image.fromarray(rgb[..., c].astype(np.float32), mode="F").resize((size, size),
                                                                                          Image.BILINEAR))
               for c in range(3)]

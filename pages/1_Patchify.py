@@ -17,12 +17,15 @@ def cached_run(config: PatchifyConfig, upload: bytes | None) -> PatchifyResult:
     return run_patchify(config, upload)
 
 
-def choose(label: str, options: list[int], value: int, key: str, container=st) -> int:
-    """A slider over ``options``, or plain text when there is only one (a slider needs two)."""
+def choose(label: str, options: list[int], value: int, key: str) -> int:
+    """A slider over ``options`` (a range slider when they are consecutive), or plain text when there is
+    only one: a slider needs two values, and one that cannot move only confuses."""
     if len(options) == 1:
-        container.markdown(f"{label}: **{options[0]}** (the only choice here)")
+        st.markdown(f"{label}: **{options[0]}** (the only choice here)")
         return options[0]
-    return container.select_slider(label, options, value=value, key=key)
+    if options == list(range(options[0], options[-1] + 1)):
+        return st.slider(label, options[0], options[-1], value, key=key)
+    return st.select_slider(label, options, value=value, key=key)
 
 
 def intro() -> None:

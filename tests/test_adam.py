@@ -3,14 +3,16 @@ import torch
 import torch.nn.functional as F
 
 from core.adam import Adam
-from core.experiments import PRESETS, build_model, make_data
+from core.generalization.config import PRESETS
+from core.generalization.data import make_data
+from core.generalization.models import build
 
 
 @pytest.mark.parametrize("name", ["vit", "cnn", "hybrid", "vit-config"])
 def test_same_weights_as_torch_adam_bit_for_bit(name):
     cfg = PRESETS["tiny"]
-    data = make_data(cfg)
-    ours, theirs = build_model(name, cfg, 0), build_model(name, cfg, 0)
+    data = make_data(cfg.data)
+    ours, theirs = build(name, cfg.model, 16, 0), build(name, cfg.model, 16, 0)
     opts = Adam(ours.parameters(), lr=3e-3), torch.optim.Adam(theirs.parameters(), lr=3e-3)
     for _ in range(25):
         for model, opt in zip((ours, theirs), opts, strict=True):
@@ -20,7 +22,7 @@ def test_same_weights_as_torch_adam_bit_for_bit(name):
     for (k, a), b in zip(ours.state_dict().items(), theirs.state_dict().values(), strict=True):
         assert torch.equal(a, b), k
     assert any(not torch.equal(a, b) for a, b in zip(ours.state_dict().values(),
-                                                     build_model(name, cfg, 0).state_dict().values(), strict=True))
+                                                     build(name, cfg.model, 16, 0).state_dict().values(), strict=True))
 
 
 def test_parameters_without_gradients_are_left_alone():

@@ -51,10 +51,49 @@ def test_generalization_json_tiny():
     p = run_cli("generalization", "--preset", "tiny", "--models", "cnn", "--epochs", "5", "--json")
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
-    assert out["config"]["epochs"] == 5 and out["config"]["models"] == ["cnn"]
+    assert out["config"]["train"]["epochs"] == 5 and out["config"]["models"] == ["cnn"]
     assert set(out["results"][0]) >= {"model", "seed", "train_acc", "test_acc"}
 
 
 def test_generalization_bad_range_is_one_line():
     p = run_cli("generalization", "--train-range", "1", "10")
     assert p.returncode == 2 and "Traceback" not in p.stderr and "does not fit" in p.stderr
+
+
+BAD = [
+    ("patchify", "--patch-size", "0"), ("patchify", "--image-size", "-16"), ("patchify", "--embed-dim", "0"),
+    ("patchify", "--image-size", "8192", "--patch-size", "8192"), ("verify", "--seed", "-1"),
+    ("generalization", "--num-heads", "0"), ("generalization", "--patch-size", "0"),
+    ("generalization", "--embed-dim", "0"), ("generalization", "--data-seed", "-1"),
+    ("generalization", "--seeds", str(2**64)), ("generalization", "--workers", "-1"),
+    ("generalization", "--depth", "0"), ("generalization", "--models", "hybrid", "--stem-channels", "0"),
+    ("generalization", "--lr", "nan"), ("generalization", "--lr", "inf"), ("generalization", "--lr", "1e6"),
+    ("generalization", "--n-train", "-5"), ("generalization", "--n-train", str(10**9)),
+    ("generalization", "--train-range", "8", "5"), ("generalization", "--epochs", "400", "--patch-size", "2",
+                                                    "--depth", "4", "--seeds", "0", "1", "2", "3", "4"),
+]
+
+
+def test_every_bad_argument_is_one_line_exit_2_without_traceback():
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(4) as ex:
+        done = list(ex.map(lambda a: run_cli(*a), BAD))
+    for args, p in zip(BAD, done, strict=True):
+        assert p.returncode == 2, (args, p.stdout, p.stderr)
+        assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1, (args, p.stderr)
+
+
+def test_divergence_is_reported_and_json_is_strict():
+    p = run_cli("generalization", "--preset", "tiny", "--models", "vit", "--lr", "10", "--epochs", "20", "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+    assert out["diverged"] and "diverged at epoch" in out["diverged"][0]
+    assert out["results"][0]["test_acc"] is None and out["summary"] == {}
+
+
+def test_the_work_cap_can_be_lifted_locally():
+    heavy = ("generalization", "--preset", "tiny", "--models", "cnn", "--epochs", "2000", "--seeds", *map(str, range(30)))
+    p = run_cli(*heavy)
+    assert p.returncode == 2 and "reduce epochs" in p.stderr
+    assert "--no-limits" in run_cli("generalization", "--help").stdout

@@ -62,3 +62,15 @@ def test_upload_without_file_falls_back_to_synthetic():
     at.radio(key="source").set_value("Upload").run()
     assert_clean(at)
     assert any("Upload an image" in i.value for i in at.info)
+
+
+def test_single_choice_settings_are_text_not_a_slider_that_raises():
+    at = page(PAGE)
+    at.select_slider(key="patch_16").set_value(16).run()  # one patch: nothing to follow
+    assert_clean(at)
+    assert any("Patch to follow: **0** (the only choice here)" in md.value for md in at.markdown)
+    at.select_slider(key="patch_16").set_value(2).run()
+    at.toggle(key="overlap").set_value(True).run()  # stride < 2 leaves one stride
+    assert_clean(at)
+    assert any("Conv stride: **1** (the only choice here)" in md.value for md in at.markdown)
+    assert any("Stride 1 < kernel 2" in md.value for md in at.markdown)

@@ -31,8 +31,7 @@ def test_conv_equals_linear_float64(C, gh, gw, P, D, seed):
 
 
 def test_conv_to_linear_direction():
-    torch.manual_seed(0)
-    conv = ConvPatchEmbed(4, 3, 8).double()
+    conv = ConvPatchEmbed(4, 3, 8, generator=torch.Generator().manual_seed(0)).double()
     x = torch.randn(1, 3, 16, 16, dtype=torch.float64)
     linear = linear_from_conv(conv)
     assert (linear(x) - conv(x)).abs().max() <= 1e-12
@@ -57,6 +56,6 @@ def test_mismatched_weights_raise_with_values():
     with pytest.raises(ValueError, match=r"48 inputs but C\*P\*P = 1\*4\*4 = 16"):
         conv_weight_from_linear(torch.zeros(8, 48), 1, 4)
     with pytest.raises(ValueError, match="expected 3 input channels, got C=1"):
-        LinearPatchEmbed(4, 3, 8)(torch.zeros(1, 1, 16, 16))
+        LinearPatchEmbed(4, 3, 8, generator=torch.Generator())(torch.zeros(1, 1, 16, 16))
     with pytest.raises(ValueError, match="stride"):
-        linear_from_conv(ConvPatchEmbed(4, 3, 8, stride=2))
+        linear_from_conv(ConvPatchEmbed(4, 3, 8, stride=2, generator=torch.Generator()))

@@ -1,24 +1,36 @@
-"""The presets' shipped results must match the code that would produce them."""
+"""The presets' shipped results must match the code that would produce them, and the page must find them."""
 
 import pytest
 
-from core.experiments import PRESETS
-from ui.shipped import SHIPPED, load, path_for
+from core.generalization.config import PRESETS
+from core.generalization.results import SHIPPED, load_shipped, shipped_path
+from tests.apptest_helpers import page
+
+PAGE = "pages/3_ViT_vs_CNN.py"
 
 
 @pytest.mark.parametrize("preset", SHIPPED)
 def test_shipped_result_is_present_and_fresh(preset):
-    assert path_for(preset).exists(), f"results/{preset}.json is missing: run python -m scripts.precompute {preset}"
-    cfg, result, fresh = load(preset)
-    assert cfg == PRESETS[preset], f"results/{preset}.json was made for another config"
+    assert shipped_path(preset).exists(), f"results/{preset}.json is missing: run python -m scripts.precompute {preset}"
+    result, fresh = load_shipped(preset)
+    assert result.config == PRESETS[preset], f"results/{preset}.json was made for another config"
     assert fresh, (f"results/{preset}.json is stale: the training code changed since it was made. "
                    f"Run: python -m scripts.precompute {preset}")
-    assert result.complete and len(result.rows) == len(cfg.seeds) * len(cfg.models)
+    assert result.complete and len(result.rows) == len(result.config.jobs)
 
 
 def test_shipped_lesson_matches_the_notebook():
     """The notebook prints ViT 50.7 %, 50.7 %, 26.0 % and CNN 100 % at unseen positions for seeds 0-2."""
-    _, result, _ = load("lesson")
-    acc = {(r["model"], r["seed"]): round(r["test_acc"], 3) for r in result.rows}
+    result, _ = load_shipped("lesson")
+    acc = {(r.model, r.seed): round(r.test_acc, 3) for r in result.rows}
     assert acc == {("vit", 0): 0.507, ("cnn", 0): 1.0, ("vit", 1): 0.507, ("cnn", 1): 1.0,
                    ("vit", 2): 0.26, ("cnn", 2): 1.0}
+
+
+@pytest.mark.parametrize("preset", SHIPPED)
+def test_every_preset_through_the_form_finds_its_shipped_result(preset):
+    at = page(PAGE, timeout=60)
+    at.button(key=f"preset_{preset}").click().run()
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception and not at.get("progress"), "trained instead of showing the shipped result"
+    assert any("precomputed with this code" in c.value for c in at.caption)

@@ -5,6 +5,7 @@ import pytest
 import torch
 import torch.nn as nn
 
+from core import seeded
 from core.symmetry import (
     SEED_CASES,
     SymmetryConfig,
@@ -58,7 +59,7 @@ def reference():
 
 def test_seed_preset_matches_independent_reference():
     ref = reference()
-    model = build_vit(SymmetryConfig().vit_config(), 13)
+    model = build_vit(SymmetryConfig().vit_config(), seeded.generator(13))
     torch.manual_seed(99)
     x = torch.randn(4, 3, 16, 16, dtype=torch.float64)
     with torch.no_grad():
@@ -104,7 +105,7 @@ def test_permutations_invariant_without_positions_and_broken_with(kind):
 def test_mean_pooling_without_class_token_is_invariant_too():
     cfg = SymmetryConfig(pos_embed="sincos2d")
     model = build_vit(cfg.vit_config().__class__(**{**cfg.vit_config().__dict__, "class_token": False,
-                                                   "global_pool": "avg"}), 0)
+                                                   "global_pool": "avg"}), seeded.generator(0))
     x = torch.randn(1, 3, 16, 16, dtype=torch.float64)
     r = permute_and_compare(model, x, patch_permutation("random", 16, 4, seed=1))
     assert r["no_pos"]["class_change"] <= 1e-10 and r["pos"]["class_change"] > 1e-6
@@ -126,7 +127,7 @@ def test_one_patch_change_is_local_before_and_global_after_attention():
 
 
 def test_bright_patch_attention_any_position():
-    model = build_vit(SymmetryConfig().vit_config(), 13)
+    model = build_vit(SymmetryConfig().vit_config(), seeded.generator(13))
     a = bright_patch_attention(model, 2, 1)
     assert a["class_to_patch"].shape == (2, 4, 4)
     np.testing.assert_allclose(a["row_sum"], 1.0, atol=1e-12)

@@ -1,10 +1,10 @@
-from dataclasses import replace
-
 import numpy as np
 import pytest
 import torch
 
-from core.experiments import PRESETS, build_model, make_data
+from core.generalization.config import PRESETS, with_value
+from core.generalization.data import make_data
+from core.generalization.models import build
 from core.shapes import make_dataset, max_distinct, possible_images
 from core.train import distinct, train
 
@@ -12,7 +12,7 @@ TINY = PRESETS["tiny"]
 
 
 def test_distinct_finds_each_image_once_with_its_count():
-    data = make_data(PRESETS["lesson"])
+    data = make_data(PRESETS["lesson"].data)
     X, y, counts = distinct(data.Xtr, data.ytr)
     assert counts.sum().item() == len(data.Xtr) == 300
     assert len(X) == 70 <= max_distinct(300, (5, 10)) == 72  # 300 draws over 72 possible images
@@ -31,11 +31,11 @@ def test_max_distinct_is_reached_by_enough_draws():
 
 @pytest.mark.parametrize("chunk", [None, 16])
 def test_distinct_training_is_the_same_mathematics_as_the_full_batch(chunk):
-    cfg = replace(TINY, n_train=200, epochs=8)
-    data = make_data(cfg)
+    cfg = with_value(TINY, "data.n_train", 200)
+    data = make_data(cfg.data)
     assert len(distinct(data.Xtr, data.ytr)[0]) < 200  # the test would prove nothing without repeats
-    full = train(build_model("vit", cfg, 0), data.Xtr, data.ytr, data.Xte, data.yte, 8, 1e-3, dedup=False)
-    dedup = train(build_model("vit", cfg, 0), data.Xtr, data.ytr, data.Xte, data.yte, 8, 1e-3, chunk_size=chunk)
+    full = train(build("vit", cfg.model, 16, 0), data.Xtr, data.ytr, data.Xte, data.yte, 8, 1e-3, dedup=False)
+    dedup = train(build("vit", cfg.model, 16, 0), data.Xtr, data.ytr, data.Xte, data.yte, 8, 1e-3, chunk_size=chunk)
     for a, b in zip(full.curves, dedup.curves, strict=True):
         assert abs(a.loss - b.loss) < 1e-6 and abs(a.train_acc - b.train_acc) < 1e-6
     assert torch.allclose(full.test_logits, dedup.test_logits, atol=1e-5)
@@ -45,11 +45,10 @@ def test_distinct_training_is_the_same_mathematics_as_the_full_batch(chunk):
 def test_weighting_matters():
     """Dropping the counts (every distinct image weighted alike) is a different loss: the test above
     would notice a bug that forgot them."""
-    cfg = replace(TINY, n_train=200)
-    data = make_data(cfg)
+    cfg = with_value(TINY, "data.n_train", 200)
+    data = make_data(cfg.data)
     X, y, counts = distinct(data.Xtr, data.ytr)
-    torch.manual_seed(0)
-    model = build_model("cnn", cfg, 0)
+    model = build("cnn", cfg.model, 16, 0)
     with torch.no_grad():
         full = torch.nn.functional.binary_cross_entropy_with_logits(model(data.Xtr), data.ytr)
         weighted = torch.nn.functional.binary_cross_entropy_with_logits(model(X), y, weight=counts / 200.0,
@@ -59,6 +58,6 @@ def test_weighting_matters():
 
 
 def test_bad_arguments_are_refused():
-    data = make_data(TINY)
+    data = make_data(TINY.data)
     with pytest.raises(ValueError, match="epochs=0"):
-        train(build_model("cnn", TINY, 0), data.Xtr, data.ytr, data.Xte, data.yte, epochs=0)
+        train(build("cnn", TINY.model, 16, 0), data.Xtr, data.ytr, data.Xte, data.yte, epochs=0)

@@ -1,6 +1,7 @@
 import pytest
 import torch
 
+from core import seeded
 from core.vit import VIT_PRESETS, ViT, ViTConfig
 
 
@@ -8,7 +9,7 @@ from core.vit import VIT_PRESETS, ViT, ViTConfig
 @pytest.mark.parametrize("class_token,pool", [(True, "token"), (True, "avg"), (False, "avg")])
 def test_shapes_and_attention(pos_embed, class_token, pool):
     cfg = ViTConfig(embed_dim=32, depth=2, num_heads=4, pos_embed=pos_embed, class_token=class_token, global_pool=pool)
-    model = ViT(cfg)
+    model = ViT(cfg, generator=seeded.generator(0))
     logits, attn = model(torch.randn(2, 3, 16, 16), return_attention=True)
     T = 16 + int(class_token)
     assert logits.shape == (2, 3) and len(attn) == 2 and attn[0].shape == (2, 4, T, T)
@@ -17,7 +18,7 @@ def test_shapes_and_attention(pos_embed, class_token, pool):
 
 def test_presets_are_valid():
     for cfg in VIT_PRESETS.values():
-        ViT(cfg)
+        ViT(cfg, generator=seeded.generator(0))
 
 
 @pytest.mark.parametrize("bad,match", [
@@ -29,4 +30,4 @@ def test_presets_are_valid():
 ])
 def test_bad_configs_raise_with_values(bad, match):
     with pytest.raises(ValueError, match=match):
-        ViT(ViTConfig(**bad))
+        ViT(ViTConfig(**bad), generator=seeded.generator(0))

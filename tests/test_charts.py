@@ -1,0 +1,65 @@
+"""Every figure in ui/charts.py, built from small inputs: its traces, axes and title."""
+
+import numpy as np
+
+from ui import charts
+
+ROWS = [{"model": m, "seed": s, "train_acc": 1.0, "test_acc": acc} for m, accs in (("vit", (0.5, 0.3)), ("cnn", (1.0, 1.0)))
+        for s, acc in enumerate(accs)]
+
+
+def test_images_and_patch_grids():
+    img = np.random.default_rng(0).random((3, 8, 8))
+    fig = charts.image_figure(img, "an image")
+    assert fig.data[0].type == "image" and fig.layout.title.text == "an image"
+    assert charts.image_figure(img[:1]).data[0].type == "heatmap"
+    grid = charts.image_with_patch_grid(img, 4, highlight=3, title="grid")
+    assert len(grid.layout.shapes) == 1 + 1 + 1 and len(grid.layout.annotations) == 4  # 2 lines, 1 box, 4 numbers
+
+
+def test_matrices_maps_and_bars():
+    m = charts.matrix_figure(np.arange(6).reshape(2, 3) - 2, "m", "x", "y", highlight_row=1)
+    assert m.data[0].zmin == -3 and m.data[0].zmax == 3 and m.layout.xaxis.title.text == "x"
+    g = charts.grid_map(np.eye(2), "g", zmin=0, zmax=1)
+    assert g.data[0].text[0][0] == "1.000" and g.layout.yaxis.autorange == "reversed"
+    b = charts.bar_figure(np.array([1.0, -1.0]), "b")
+    assert list(b.data[0].marker.color) == ["#4f46e5", "#ef4444"]
+    gb = charts.grouped_bars({"a": [1, 2], "b": [3, 4]}, "gb")
+    assert [t.name for t in gb.data] == ["a", "b"] and gb.layout.barmode == "group"
+    ls = charts.log_strip({"zeros": np.zeros(3)}, "ls", "value")
+    assert ls.layout.xaxis.type == "log" and min(ls.data[0].x) == 1e-18
+
+
+def test_accuracy_bars_use_the_registry_labels_and_colours():
+    fig = charts.accuracy_bars(ROWS)
+    bars = [t for t in fig.data if t.type == "bar"]
+    assert list(bars[1].x) == ["ViT (lesson)", "CNN"] and list(bars[1].y) == [0.4, 1.0]
+    assert list(bars[1].marker.color) == [charts.color("vit"), charts.color("cnn")]
+    assert fig.layout.yaxis.tickformat == ".0%"
+
+
+def test_curves_skip_missing_points():
+    curves = [{"model": "cnn", "seed": 0, "epoch": e, "loss": 1 / e, "test_acc": None if e % 2 else 0.5}
+              for e in range(1, 5)]
+    loss = charts.curves_figure(curves, "loss", "Training loss")
+    acc = charts.curves_figure(curves, "test_acc", "acc")
+    assert list(loss.data[0].x) == [1, 2, 3, 4] and list(acc.data[0].x) == [2, 4]
+    assert acc.data[0].name == "CNN · seed 0" and acc.layout.yaxis.range == (0, 1.05)
+
+
+def test_position_map_outlines_inclusive_ranges():
+    fig = charts.position_map_figure(np.full((10, 10), 0.5), list(range(3, 13)), (5, 10), (3, 4), "map")
+    train, test = fig.layout.shapes
+    assert (train.x0, train.x1) == (4.5, 10.5) and (test.x0, test.x1) == (2.5, 4.5) and test.line.dash == "dash"
+
+
+def test_gallery_sweep_and_patch_row():
+    gal = charts.image_gallery([np.zeros((4, 4))] * 7, [f"c{i}" for i in range(7)], cols=6, title="gallery")
+    assert len(gal.data) == 7 and gal.layout.height == 170 * 2 + 40
+    sweep = charts.sweep_figure([{"value": v, "model": "vit", "test_acc": a} for v, a in ((2, 0.9), (2, 0.7), (4, 0.5))],
+                                "patch size", "patch size P (pixels)")
+    assert list(sweep.data[0].x) == [2, 4] and list(sweep.data[0].y) == [0.8, 0.5]
+    assert np.allclose(sweep.data[0].error_y.array, [0.1, 0.0]) and sweep.layout.xaxis.title.text == "patch size P (pixels)"
+    assert list(sweep.layout.xaxis.tickvals) == [2, 4] and sweep.layout.shapes  # the chance line
+    row = charts.patch_row_figure(np.zeros(48), "row", channels=3, patch_size=4)
+    assert [s.x0 for s in row.layout.shapes] == [15.5, 31.5]
