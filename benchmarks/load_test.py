@@ -1,0 +1,156 @@
+"""Load test: N learners start different training runs on one server at the same moment.
+
+    python -m benchmarks.load_test            # N = 4, then N = 8
+    python -m benchmarks.load_test --n 8
+
+A real ``streamlit run app.py`` (budget and idle timeout as set in the environment; the idle timeout is
+10 s here so the test sees the server shrink back), one headless Chromium, N browser sessions on the
+ViT-vs-CNN page, each with its own setting (presets re-run live, the tiny preset with other seeds and
+epochs). All N press Run within a second; the whole process tree's resident memory is sampled every
+50 ms. Printed: peak memory against the budget, each session's time to results and whether its numbers
+equal what ``core`` computes for its config alone, how long another session's Patchify page takes to draw
+meanwhile (against the same page on the quiet server), and the memory after the idle timeout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import threading
+import time
+from dataclasses import replace
+
+from playwright.sync_api import sync_playwright
+
+from core.generalization.config import PRESETS, TrainConfig
+from core.generalization.planning import total_budget, tree_rss
+from core.generalization.results import load_shipped, summary
+from core.generalization.run import run
+from support.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_for_charts
+
+TINY = PRESETS["tiny"]
+# (name, preset button, how to start: "rerun" the shipped result live, or "run" with slider key presses)
+SESSIONS = [
+    ("lesson (live re-run)", "lesson", "rerun", {}),
+    ("exercise-3 (live re-run)", "exercise-3", "rerun", {}),
+    ("tiny", "tiny", "run", {}),
+    ("tiny, 5 seeds", "tiny", "run", {"Seeds (0, 1, …)": 4}),
+    ("exercise-1 (live re-run)", "exercise-1", "rerun", {}),
+    ("tiny, 40 epochs", "tiny", "run", {"Epochs (full-batch Adam steps)": 1}),
+    ("exercise-2 (live re-run)", "exercise-2", "rerun", {}),
+    ("tiny, 3 seeds, 60 epochs", "tiny", "run", {"Seeds (0, 1, …)": 2, "Epochs (full-batch Adam steps)": 3}),
+]
+
+
+def expected_config(preset: str, presses: dict):
+    cfg = PRESETS[preset]
+    seeds = len(cfg.train.seeds) + presses.get("Seeds (0, 1, …)", 0)
+    epochs = cfg.train.epochs + 10 * presses.get("Epochs (full-batch Adam steps)", 0)
+    return replace(cfg, train=TrainConfig(epochs=epochs, lr=cfg.train.lr, seeds=tuple(range(seeds))))
+
+
+def expected_metrics(cfg) -> list[str]:
+    shipped = [p for p in ("lesson", "exercise-1", "exercise-2", "exercise-3") if PRESETS[p] == cfg]
+    result = load_shipped(shipped[0])[0] if shipped else run(cfg)
+    return [f"{s.test_mean:.1%}" for s in summary(result).values()]
+
+
+class Sampler:
+    def __init__(self, pid: int):
+        self.pid, self.peak, self.samples, self._stop = pid, 0, [], threading.Event()
+
+    def __enter__(self):
+        def loop():
+            while not self._stop.is_set():
+                rss = tree_rss(self.pid)
+                self.peak = max(self.peak, rss)
+                self.samples.append((time.perf_counter(), rss))
+                time.sleep(0.05)
+
+        self._thread = threading.Thread(target=loop, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def page_draw_seconds(browser, url: str) -> float:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    start = time.perf_counter()
+    page.goto(f"{url}/Patchify")
+    wait_for_charts(page, 7, timeout=300)
+    seconds = time.perf_counter() - start
+    context.close()
+    return seconds
+
+
+def load(n: int) -> None:
+    os.environ.setdefault("VITLAB_IDLE_SECONDS", "10")
+    sessions = SESSIONS[:n]
+    with streamlit_server() as (url, _, proc), sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        quiet = page_draw_seconds(browser, url)
+        pages = []
+        for name, preset, how, presses in sessions:
+            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            page.goto(f"{url}/ViT_vs_CNN")
+            wait_for_charts(page, 7, timeout=300)
+            page.get_by_role("button", name=preset, exact=True).click()
+            page.wait_for_timeout(1500)
+            for label, k in presses.items():
+                slider = page.get_by_role("slider", name=label)
+                slider.focus()
+                for _ in range(k):
+                    slider.press("ArrowRight")
+            pages.append((name, preset, how, presses, page))
+        idle_rss = tree_rss(proc.pid)
+        with Sampler(proc.pid) as sampler:
+            start = time.perf_counter()
+            for _, _, how, _, page in pages:
+                button = "Re-run this setting live" if how == "rerun" else "Run"
+                page.get_by_role("button", name=button, exact=True).click(no_wait_after=True)
+            busy = page_draw_seconds(browser, url)
+            finished: dict[str, float] = {}
+            while len(finished) < len(pages) and time.perf_counter() - start < 1800:
+                for name, _, _, _, page in pages:
+                    if name not in finished and page.get_by_text("trained on this server").count():
+                        finished[name] = time.perf_counter() - start
+                time.sleep(0.2)
+            for _, _, _, _, page in pages:
+                wait_for_charts(page, 7, timeout=120)
+        after_runs = tree_rss(proc.pid)
+        time.sleep(float(os.environ["VITLAB_IDLE_SECONDS"]) + 5)
+        after_idle = tree_rss(proc.pid)
+        print(f"\n{n} concurrent runs on one server (budget {total_budget() / 2**20:.0f} MiB, idle timeout "
+              f"{os.environ['VITLAB_IDLE_SECONDS']} s)")
+        print(f"  server idle before the runs: {idle_rss / 2**20:.0f} MiB; peak of the whole process tree: "
+              f"{sampler.peak / 2**20:.0f} MiB; after the runs: {after_runs / 2**20:.0f} MiB; "
+              f"{os.environ['VITLAB_IDLE_SECONDS']} s + 5 s later: {after_idle / 2**20:.0f} MiB")
+        print(f"  another session's Patchify page drew in {busy:.1f} s during the runs ({quiet:.1f} s on the quiet "
+              f"server: {busy / quiet:.1f}x)")
+        all_own = True
+        for name, preset, _, presses, page in pages:
+            shown = page.locator("[data-testid=stMetricValue]").all_inner_texts()
+            want = expected_metrics(expected_config(preset, presses))
+            own = shown[:len(want)] == want
+            all_own &= own
+            print(f"  {name:<26} results after {finished.get(name, float('nan')):6.1f} s; shown {shown[:len(want)]} "
+                  f"{'==' if own else '!='} its own config's {want}")
+        print(f"  every session got its own config's numbers: {'yes' if all_own else 'NO'}; peak within budget: "
+              f"{'yes' if sampler.peak <= total_budget() else 'NO'}")
+        browser.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, nargs="+", default=[4, 8], help="concurrent sessions (at most 8)")
+    args = parser.parse_args()
+    for n in args.n:
+        load(min(n, len(SESSIONS)))
+
+
+if __name__ == "__main__":
+    main()

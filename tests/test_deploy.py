@@ -1,0 +1,24 @@
+"""The replica image carries everything the app imports or reads, and nothing needs shared state."""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_dockerfile_copies_every_runtime_package_the_pages_import():
+    docker = (ROOT / "Dockerfile").read_text()
+    copied = {line.split()[1].rstrip("/") for line in docker.splitlines() if line.startswith("COPY ")}
+    needed = {"app.py", ".streamlit", "results", "pages", "requirements.txt"}
+    for path in [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py"),
+                 *(ROOT / "core").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in ("core", "ui"):
+                needed.add(node.module.split(".")[0])
+    assert needed <= copied, needed - copied
+    assert "tests" not in copied and "support" not in copied  # the runtime never needs them
+
+
+def test_proxy_keeps_each_learner_on_one_replica():
+    conf = (ROOT / "deploy" / "nginx.conf").read_text()
+    assert "ip_hash;" in conf and "Upgrade $http_upgrade" in conf
