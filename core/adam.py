@@ -1,9 +1,8 @@
 """Adam, as ``torch.optim.Adam`` computes it with its defaults on CPU, written out.
 
 Why not ``torch.optim.Adam`` itself: its constructor imports ``torch._dynamo`` on first use, which
-costs ~1.5 s in every fresh training process here (measured with cProfile), more than a whole
-lesson-sized training job; its per-step bookkeeping also costs more than the update's arithmetic
-for these small models. The arithmetic below is the same as torch's single-tensor path (the one it
+costs more than a whole lesson-sized training job in every fresh worker process (README, "Speed and
+memory"), and its per-step bookkeeping costs more than the update's arithmetic for these small models. The arithmetic below is the same as torch's single-tensor path (the one it
 takes on CPU), in the same order, so the weights come out bit for bit equal
 (``tests/test_adam.py`` checks that against ``torch.optim.Adam``).
 """

@@ -40,7 +40,7 @@ def cmd_patchify(args: argparse.Namespace) -> dict:
     from core.patchify_lesson import PatchifyConfig, run_patchify
 
     config = PatchifyConfig(
-        image=args.image, image_size=args.image_size, channels=args.channels, patch_size=args.patch_size,
+        image=args.image, img_size=args.image_size, in_chans=args.channels, patch_size=args.patch_size,
         embed_dim=args.embed_dim, seed=args.seed, dtype=args.dtype,
         wrong_flatten_order=args.wrong_flatten_order, conv_stride=args.conv_stride,
     )
@@ -49,13 +49,13 @@ def cmd_patchify(args: argparse.Namespace) -> dict:
         config = PatchifyConfig(**{**config.__dict__, "image": "upload"})
         with open(args.file, "rb") as fh:
             upload = fh.read()
-    return run_patchify(config, upload).summary()
+    return run_patchify(config, upload).to_json()
 
 
 def cmd_verify(args: argparse.Namespace) -> dict:
-    from core.symmetry import SymmetryConfig, verify
+    from core.symmetry import SymmetryConfig, claims_json, verify
 
-    claims = verify(SymmetryConfig(preset=args.preset, seed=args.seed, pos_embed=args.pos_embed))
+    claims = claims_json(verify(SymmetryConfig(preset=args.preset, seed=args.seed, pos_embed=args.pos_embed)))
     return {"config": {"preset": args.preset, "seed": args.seed, "pos_embed": args.pos_embed},
             "passed": all(c["passed"] for c in claims), "claims": claims}
 
@@ -84,7 +84,7 @@ def cmd_generalization(args: argparse.Namespace) -> dict:
         cfg = with_value(cfg, "train.seeds", tuple(args.seeds))
     for path, value in (("data.n_train", args.n_train), ("data.train_range", args.train_range),
                         ("data.n_test", args.n_test), ("data.test_range", args.test_range),
-                        ("data.image_size", args.image_size), ("data.data_seed", args.data_seed),
+                        ("data.img_size", args.image_size), ("data.data_seed", args.data_seed),
                         ("model.patch_size", args.patch_size), ("model.embed_dim", args.embed_dim),
                         ("model.num_heads", args.num_heads), ("model.depth", args.depth),
                         ("model.pos_embed", args.pos_embed), ("model.global_pool", args.global_pool),

@@ -105,7 +105,7 @@ def compare_embeddings(
     conv = conv_from_linear(linear, stride=conv_stride)
     with torch.no_grad():
         if wrong_flatten_order:
-            out_linear = linear.proj(patchify(x, linear.patch_size, channels_last=True))  # (B, N, D)
+            out_linear = linear.proj(patchify(x, linear.patch_size, pixels_first=True))  # (B, N, D)
         else:
             out_linear = linear(x)  # (B, N, D)
         out_conv = conv(x)  # (B, N', D)

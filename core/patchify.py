@@ -29,17 +29,18 @@ def check_patch_grid(x: torch.Tensor, patch_size: int) -> tuple[int, int, int, i
     return B, C, H, W
 
 
-def patchify(x: torch.Tensor, patch_size: int, channels_last: bool = False) -> torch.Tensor:
+def patchify(x: torch.Tensor, patch_size: int, pixels_first: bool = False) -> torch.Tensor:
     """(B, C, H, W) -> (B, N, C*P*P) with N = (H/P) * (W/P), patches in row-major grid order.
 
-    ``channels_last=True`` flattens each patch as (P, P, C) instead: pixels first, then channels.
-    That is the "wrong" order for a Conv2d weight and is used by the Patchify page's break switch.
+    Each patch is flattened channel by channel, (C, P, P), the order of a Conv2d weight.
+    ``pixels_first=True`` flattens it as (P, P, C) instead: each pixel's channels together. That is the
+    "wrong" order for a Conv2d weight and is used by the Patchify page's break switch.
     """
     B, C, H, W = check_patch_grid(x, patch_size)
     P = patch_size
     gh, gw = H // P, W // P
     x = x.reshape(B, C, gh, P, gw, P)  # (B, C, gh, P, gw, P): split each axis into (grid, in-patch)
-    if channels_last:
+    if pixels_first:
         x = x.permute(0, 2, 4, 3, 5, 1)  # (B, gh, gw, P, P, C)
     else:
         x = x.permute(0, 2, 4, 1, 3, 5)  # (B, gh, gw, C, P, P)

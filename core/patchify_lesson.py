@@ -17,8 +17,8 @@ DTYPES = {"float32": torch.float32, "float64": torch.float64}
 @dataclass(frozen=True)
 class PatchifyConfig:
     image: str = "plus"  # one of SYNTHETIC_IMAGES, or "upload"
-    image_size: int = 16
-    channels: int = 3
+    img_size: int = 16
+    in_chans: int = 3
     patch_size: int = 4
     embed_dim: int = 16
     seed: int = 0
@@ -26,20 +26,23 @@ class PatchifyConfig:
     wrong_flatten_order: bool = False
     conv_stride: int | None = None  # None: stride == patch_size (the real patch embedding)
 
+    def __post_init__(self) -> None:
+        self.validate()
+
     def validate(self) -> None:
-        if not 2 <= self.image_size <= 256 or not 1 <= self.embed_dim <= 1024 or not 0 <= self.seed < 2**32:
-            raise ValueError(f"need image_size in 2..256, embed_dim in 1..1024 and seed in 0..2**32-1, got "
-                             f"image_size={self.image_size}, embed_dim={self.embed_dim}, seed={self.seed}")
+        if not 2 <= self.img_size <= 256 or not 1 <= self.embed_dim <= 1024 or not 0 <= self.seed < 2**32:
+            raise ValueError(f"need img_size in 2..256, embed_dim in 1..1024 and seed in 0..2**32-1, got "
+                             f"img_size={self.img_size}, embed_dim={self.embed_dim}, seed={self.seed}")
         if self.patch_size < 1:
             raise ValueError(f"patch_size must be >= 1, got {self.patch_size}")
         if self.image not in SYNTHETIC_IMAGES + ("upload",):
             raise ValueError(f"unknown image {self.image!r}; choose one of {SYNTHETIC_IMAGES + ('upload',)}")
-        if self.channels not in (1, 3):
-            raise ValueError(f"channels must be 1 or 3, got {self.channels}")
-        if self.image_size % self.patch_size:
+        if self.in_chans not in (1, 3):
+            raise ValueError(f"in_chans must be 1 or 3, got {self.in_chans}")
+        if self.img_size % self.patch_size:
             raise ValueError(
-                f"patch size {self.patch_size} does not divide image size {self.image_size}; "
-                f"valid patch sizes: {valid_patch_sizes(self.image_size, self.image_size)}"
+                f"patch size {self.patch_size} does not divide image size {self.img_size}; "
+                f"valid patch sizes: {valid_patch_sizes(self.img_size, self.img_size)}"
             )
         if self.dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {list(DTYPES)}, got {self.dtype!r}")
@@ -74,7 +77,7 @@ class PatchifyResult:
         return {"image": [1, C, H, W], "patches": [1, self.n_patches, self.patch_dim],
                 "embedded": [1, self.n_patches, self.config.embed_dim]}
 
-    def summary(self) -> dict:
+    def to_json(self) -> dict:
         """The JSON-friendly part (what the command line prints)."""
         keys = ("n_patches", "grid", "patch_dim", "n_tokens_with_cls", "n_conv_tokens", "max_abs_diff", "eps",
                 "roundtrip_max_abs_diff", "shapes")
@@ -84,15 +87,14 @@ class PatchifyResult:
 
 def run_patchify(config: PatchifyConfig, upload: bytes | None = None) -> PatchifyResult:
     """Patchify an image, embed it both ways, and measure the difference."""
-    config.validate()
     dtype = DTYPES[config.dtype]
     notes: tuple[str, ...] = ()
     if config.image == "upload":
         if upload is None:
             raise ValueError("image='upload' needs the uploaded file's bytes")
-        image, notes = image_from_bytes(upload, config.image_size, config.channels)
+        image, notes = image_from_bytes(upload, config.img_size, config.in_chans)
     else:
-        image = synthetic_image(config.image, config.image_size, config.channels, config.patch_size, config.seed)
+        image = synthetic_image(config.image, config.img_size, config.in_chans, config.patch_size, config.seed)
     x = as_batch(image, dtype)  # (1, C, H, W)
     B, C, H, W = x.shape
     tokens = patchify(x, config.patch_size)  # (1, N, C*P*P)

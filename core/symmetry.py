@@ -10,13 +10,14 @@ so the contents of a slot now depend on where a patch went: the symmetry breaks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import torch
 
 from core import seeded
 from core.patch_embed import linear_from_conv
+from core.patchify import patchify, unpatchify
 from core.vit import VIT_PRESETS, ViT, build_vit
 
 SEED = 13  # the seed module builds its model right after torch.manual_seed(13)
@@ -25,14 +26,84 @@ PERMUTATIONS = ("reversal", "random", "swap", "shift")
 
 @dataclass(frozen=True)
 class SymmetryConfig:
+    """The lesson's model: a preset size, its weight seed and its positional encoding."""
+
     preset: str = "seed"
     seed: int = SEED
     pos_embed: str = "learned"
+
+    def __post_init__(self) -> None:
+        self.vit_config()  # validates preset and pos_embed
+        seeded.generator(self.seed)  # validates the seed
 
     def vit_config(self):
         if self.preset not in VIT_PRESETS:
             raise ValueError(f"unknown preset {self.preset!r}; choose one of {list(VIT_PRESETS)}")
         return replace(VIT_PRESETS[self.preset], pos_embed=self.pos_embed)
+
+
+# ---------------------------------------------------------------- typed results
+@dataclass(frozen=True)
+class Claim:
+    claim: str
+    value: float
+    tolerance: float
+    passed: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class PermutationEffect:
+    """One model variant (without or with its positions) on the original and the permuted patches."""
+
+    logits: np.ndarray  # (num_classes,)
+    logits_permuted: np.ndarray
+    class_change: float  # max |Δ class logits|
+    equivariance_error: float  # max |f(permuted) patch outputs - permuted f(x) patch outputs|
+
+
+@dataclass(frozen=True)
+class Comparison:
+    no_pos: PermutationEffect
+    pos: PermutationEffect
+
+
+@dataclass(frozen=True)
+class RandomChanges:
+    no_pos: np.ndarray  # (n,): max |Δ logits| per random permutation, without positions
+    pos: np.ndarray  # (n,): with positions
+
+
+@dataclass(frozen=True)
+class ShuffleResult:
+    perm: tuple[int, ...]  # new token i holds old patch perm[i]
+    image: np.ndarray  # (C, H, W)
+    moved: np.ndarray  # the image with its patches reordered
+    compared: Comparison
+    random: RandomChanges
+
+
+@dataclass(frozen=True)
+class PatchChange:
+    image: np.ndarray  # the changed image
+    embedding_change: np.ndarray  # (g, g): ‖Δ embedding‖ per patch, before attention
+    output_change: np.ndarray  # (g, g): ‖Δ output‖ per patch, after the encoder
+    class_output_change: float | None
+    other_embeddings_max_change: float
+    outputs_changed: int
+    logits: np.ndarray
+    logits_changed: np.ndarray
+
+
+@dataclass(frozen=True)
+class BrightPatchAttention:
+    image: np.ndarray
+    class_to_patch: np.ndarray  # (H, g, g): the class token's attention to each patch, first block
+    self_weight: np.ndarray  # (H,)
+    row_sum: np.ndarray  # (H,)
+    patch_embedding: np.ndarray  # (D,)
+    logits: np.ndarray
+    all_layers: list[np.ndarray]  # each (H, T, T)
 
 
 def model_and_input(config: SymmetryConfig) -> tuple[ViT, torch.Tensor]:
@@ -75,7 +146,7 @@ def with_class_slot(perm: torch.Tensor, model: ViT) -> torch.Tensor:
 
 
 @torch.no_grad()
-def permute_and_compare(model: ViT, x: torch.Tensor, perm: torch.Tensor) -> dict:
+def permute_and_compare(model: ViT, x: torch.Tensor, perm: torch.Tensor) -> Comparison:
     """Class logits and patch outputs for the original and the permuted patch order, without and with positions."""
     seq = model.sequence(model.patch_embed(x))  # (1, T, D), no positions
     order = with_class_slot(perm, model)
@@ -85,18 +156,17 @@ def permute_and_compare(model: ViT, x: torch.Tensor, perm: torch.Tensor) -> dict
         base, _ = model.encode(add(seq))  # (1, T, D)
         moved, _ = model.encode(add(seq[:, order]))  # (1, T, D)
         logits, logits_p = model.head(model.pool(base)), model.head(model.pool(moved))
-        out[name] = {
-            "logits": logits[0].numpy(),
-            "logits_permuted": logits_p[0].numpy(),
-            "class_change": (logits - logits_p).abs().max().item(),
+        out[name] = PermutationEffect(
+            logits=logits[0].numpy(), logits_permuted=logits_p[0].numpy(),
+            class_change=(logits - logits_p).abs().max().item(),
             # equivariance: permuted input's patch outputs == original patch outputs, permuted
-            "equivariance_error": (moved[:, start:] - base[:, start:][:, perm]).abs().max().item(),
-        }
-    return out
+            equivariance_error=(moved[:, start:] - base[:, start:][:, perm]).abs().max().item(),
+        )
+    return Comparison(**out)
 
 
 @torch.no_grad()
-def random_permutation_changes(model: ViT, x: torch.Tensor, n: int = 100, seed: int = 0) -> dict:
+def random_permutation_changes(model: ViT, x: torch.Tensor, n: int = 100, seed: int = 0) -> RandomChanges:
     """max |Δ logits| over ``n`` random permutations, without and with positions, batched in one pass."""
     N = model.cfg.num_patches
     g = torch.Generator().manual_seed(seed)
@@ -108,11 +178,11 @@ def random_permutation_changes(model: ViT, x: torch.Tensor, n: int = 100, seed: 
     for name, add in (("no_pos", lambda s: s), ("pos", model.add_positions)):
         ref = model.classify(add(seq))  # (1, K)
         result[name] = (model.classify(add(batch)) - ref).abs().amax(dim=1).numpy()  # (n,)
-    return result
+    return RandomChanges(**result)
 
 
 @torch.no_grad()
-def one_patch_change(model: ViT, x: torch.Tensor, patch: int = 0, amount: float = 3.0) -> dict:
+def one_patch_change(model: ViT, x: torch.Tensor, patch: int = 0, amount: float = 3.0) -> PatchChange:
     """Add ``amount`` to every pixel of one patch: which embeddings, outputs and logits change?"""
     c = model.cfg
     P, g = c.patch_size, c.grid_size
@@ -127,24 +197,22 @@ def one_patch_change(model: ViT, x: torch.Tensor, patch: int = 0, amount: float 
     out_change = (enc2 - enc)[:, start:].norm(dim=-1)[0]  # (N,)
     others = torch.ones(c.num_patches, dtype=torch.bool)
     others[patch] = False
-    return {
-        "image": changed[0].numpy(),
-        "embedding_change": emb_change.reshape(g, g).numpy(),
-        "output_change": out_change.reshape(g, g).numpy(),
-        "class_output_change": (enc2 - enc)[0, 0].norm().item() if start else None,
-        "other_embeddings_max_change": emb_change[others].max().item() if c.num_patches > 1 else 0.0,
-        "outputs_changed": int((out_change > 1e-10).sum()),
-        "logits": model.head(model.pool(enc))[0].numpy(),
-        "logits_changed": model.head(model.pool(enc2))[0].numpy(),
-    }
+    return PatchChange(
+        image=changed[0].numpy(), embedding_change=emb_change.reshape(g, g).numpy(),
+        output_change=out_change.reshape(g, g).numpy(),
+        class_output_change=(enc2 - enc)[0, 0].norm().item() if start else None,
+        other_embeddings_max_change=emb_change[others].max().item() if c.num_patches > 1 else 0.0,
+        outputs_changed=int((out_change > 1e-10).sum()), logits=model.head(model.pool(enc))[0].numpy(),
+        logits_changed=model.head(model.pool(enc2))[0].numpy(),
+    )
 
 
-def _claim(claim: str, value: float, tolerance: float, passed: bool, detail: str) -> dict:
-    return {"claim": claim, "value": value, "tolerance": tolerance, "passed": bool(passed), "detail": detail}
+def _claim(claim: str, value: float, tolerance: float, passed: bool, detail: str) -> Claim:
+    return Claim(claim, float(value), tolerance, bool(passed), detail)
 
 
 @torch.no_grad()
-def verify(config: SymmetryConfig = SymmetryConfig()) -> list[dict]:
+def verify(config: SymmetryConfig = SymmetryConfig()) -> list[Claim]:
     """The seed's four claims, each with its measured number, tolerance and pass/fail."""
     model, x = model_and_input(config)
     c = model.cfg
@@ -156,10 +224,10 @@ def verify(config: SymmetryConfig = SymmetryConfig()) -> list[dict]:
     perm = patch_permutation("reversal", c.num_patches, c.grid_size)
     p = permute_and_compare(model, x, perm)
     has_pos = model.pos_embed is not None
-    symmetric = p["no_pos"]["class_change"] <= 1e-10 and p["no_pos"]["equivariance_error"] <= 1e-10
-    pos_breaks = p["pos"]["class_change"] > 1e-10
+    symmetric = p.no_pos.class_change <= 1e-10 and p.no_pos.equivariance_error <= 1e-10
+    pos_breaks = p.pos.class_change > 1e-10
     change = one_patch_change(model, x, patch=0)
-    logits_change = float(np.abs(change["logits"] - change["logits_changed"]).max())
+    logits_change = float(np.abs(change.logits - change.logits_changed).max())
     return [
         _claim("Strided patch convolution equals independent flatten-and-linear projection",
                conv_err, 1e-12, conv_err <= 1e-12, f"max |conv - linear| over {c.num_patches} patches"),
@@ -167,15 +235,15 @@ def verify(config: SymmetryConfig = SymmetryConfig()) -> list[dict]:
                n_tokens, 0, n_tokens == expected, f"sequence shape {tuple(model.sequence(patches).shape)}"),
         _claim("Without positions, patch permutation preserves the class output; "
                f"{c.pos_embed} positions break this symmetry",
-               p["no_pos"]["class_change"], 1e-10, symmetric and (pos_breaks if has_pos else True),
-               f"reversal: |Δ class logits| without positions {p['no_pos']['class_change']:.2e}, "
-               f"patch-output equivariance error {p['no_pos']['equivariance_error']:.2e}; with positions "
-               + (f"{p['pos']['class_change']:.2e} (must exceed 1e-10)" if has_pos else "none in this model")),
+               p.no_pos.class_change, 1e-10, symmetric and (pos_breaks if has_pos else True),
+               f"reversal: |Δ class logits| without positions {p.no_pos.class_change:.2e}, "
+               f"patch-output equivariance error {p.no_pos.equivariance_error:.2e}; with positions "
+               + (f"{p.pos.class_change:.2e} (must exceed 1e-10)" if has_pos else "none in this model")),
         _claim("Changing one patch changes only its embedding, but global attention can change the class output",
-               change["other_embeddings_max_change"], 1e-12,
-               change["other_embeddings_max_change"] <= 1e-12 and logits_change > 1e-10,
-               f"other embeddings max change {change['other_embeddings_max_change']:.2e}; "
-               f"|Δ logits| {logits_change:.3e}; {change['outputs_changed']} of {c.num_patches} patch outputs changed"),
+               change.other_embeddings_max_change, 1e-12,
+               change.other_embeddings_max_change <= 1e-12 and logits_change > 1e-10,
+               f"other embeddings max change {change.other_embeddings_max_change:.2e}; "
+               f"|Δ logits| {logits_change:.3e}; {change.outputs_changed} of {c.num_patches} patch outputs changed"),
     ]
 
 
@@ -189,7 +257,7 @@ def bright_patch_image(row: int, col: int, cfg=VIT_PRESETS["seed"]) -> torch.Ten
 
 
 @torch.no_grad()
-def bright_patch_attention(model: ViT, row: int, col: int) -> dict:
+def bright_patch_attention(model: ViT, row: int, col: int) -> BrightPatchAttention:
     """The seed's experiment at any position: class-token attention in the first block, every head."""
     c = model.cfg
     image = bright_patch_image(row, col, c)
@@ -197,15 +265,13 @@ def bright_patch_attention(model: ViT, row: int, col: int) -> dict:
     w = attentions[0][0]  # (H, T, T): first block
     start = int(c.class_token)
     cls_row = w[:, 0]  # (H, T): what the class token (or token 0) attends to
-    return {
-        "image": image[0].numpy(),
-        "class_to_patch": cls_row[:, start:].reshape(c.num_heads, c.grid_size, c.grid_size).numpy(),
-        "self_weight": cls_row[:, 0].numpy(),
-        "row_sum": cls_row.sum(dim=-1).numpy(),
-        "patch_embedding": model.patch_embed(image)[0, row * c.grid_size + col].numpy(),
-        "logits": logits[0].numpy(),
-        "all_layers": [a[0].numpy() for a in attentions],
-    }
+    return BrightPatchAttention(
+        image=image[0].numpy(),
+        class_to_patch=cls_row[:, start:].reshape(c.num_heads, c.grid_size, c.grid_size).numpy(),
+        self_weight=cls_row[:, 0].numpy(), row_sum=cls_row.sum(dim=-1).numpy(),
+        patch_embedding=model.patch_embed(image)[0, row * c.grid_size + col].numpy(), logits=logits[0].numpy(),
+        all_layers=[a[0].numpy() for a in attentions],
+    )
 
 
 SEED_CASES = (("top-left", "Bright patch at top left", 0, 0), ("middle", "Bright patch near the middle", 1, 1),
@@ -225,18 +291,18 @@ def experiment(cases=SEED_CASES, config: SymmetryConfig = SymmetryConfig()) -> d
         out.append({
             "id": identity, "label": label, "target": "patches", "note": NOTE,
             "matrices": [
-                {"label": "Input image · red channel, exact pixels", "values": a["image"][0].tolist()},
-                {"label": "Class-to-patch attention · head 0", "values": a["class_to_patch"][0].tolist()},
+                {"label": "Input image · red channel, exact pixels", "values": a.image[0].tolist()},
+                {"label": "Class-to-patch attention · head 0", "values": a.class_to_patch[0].tolist()},
             ],
             "vectors": [
-                {"label": f"Bright patch embedding · {c.embed_dim} features", "values": a["patch_embedding"].tolist()},
-                {"label": f"{_count_word(c.num_classes).capitalize()} untrained class logits", "values": a["logits"].tolist()},
+                {"label": f"Bright patch embedding · {c.embed_dim} features", "values": a.patch_embedding.tolist()},
+                {"label": f"{_count_word(c.num_classes).capitalize()} untrained class logits", "values": a.logits.tolist()},
             ],
             "metrics": [
                 {"label": "Patch tokens", "value": c.num_patches},
                 {"label": "Tokens including class token", "value": c.num_patches + int(c.class_token)},
-                {"label": "Class-token self-attention weight", "value": float(a["self_weight"][0])},
-                {"label": "Total class attention row weight", "value": float(a["row_sum"][0])},
+                {"label": "Class-token self-attention weight", "value": float(a.self_weight[0])},
+                {"label": "Total class attention row weight", "value": float(a.row_sum[0])},
             ],
         })
     return {
@@ -252,3 +318,34 @@ def experiment(cases=SEED_CASES, config: SymmetryConfig = SymmetryConfig()) -> d
 
 def _count_word(n: int) -> str:
     return {1: "one", 2: "two", 3: "three", 4: "four"}.get(n, str(n))
+
+
+# ---------------------------------------------------------------- the lesson's views, from a config
+def shuffle(config: SymmetryConfig, kind: str = "reversal", perm_seed: int = 0, swap: tuple[int, int] = (0, 1),
+            shift: tuple[int, int] = (0, 1), n_random: int = 100) -> ShuffleResult:
+    """Reorder the patches of the lesson's image: the image before and after, and what the class output
+    and the patch outputs did, without and with positions (and over ``n_random`` random orders)."""
+    model, x = model_and_input(config)
+    c = model.cfg
+    perm = patch_permutation(kind, c.num_patches, c.grid_size, seed=perm_seed, swap=swap, shift=shift)
+    moved = unpatchify(patchify(x, c.patch_size)[:, perm], c.patch_size, c.in_chans, c.img_size, c.img_size)
+    return ShuffleResult(tuple(perm.tolist()), x[0].numpy(), moved[0].numpy(), permute_and_compare(model, x, perm),
+                         random_permutation_changes(model, x, n=n_random, seed=perm_seed))
+
+
+def change(config: SymmetryConfig, patch: int) -> PatchChange:
+    """Brighten one patch of the lesson's image (+3 on every pixel, as the seed does)."""
+    model, x = model_and_input(config)
+    if not 0 <= patch < model.cfg.num_patches:
+        raise ValueError(f"patch must be in 0..{model.cfg.num_patches - 1}, got {patch}")
+    return one_patch_change(model, x, patch)
+
+
+def attention(config: SymmetryConfig, row: int, col: int) -> BrightPatchAttention:
+    """The seed's attention experiment for a bright patch at (row, col)."""
+    model, _ = model_and_input(config)
+    return bright_patch_attention(model, row, col)
+
+
+def claims_json(claims: list[Claim]) -> list[dict]:
+    return [asdict(c) for c in claims]

@@ -70,7 +70,7 @@ def controls() -> tuple[PatchifyConfig, bytes | None]:
             strides = list(range(1, patch_size))
             stride = choose("Conv stride", strides, max(1, patch_size // 2), f"stride_{patch_size}")
     config = PatchifyConfig(
-        image="upload" if upload is not None else kind, image_size=size, channels=channels, patch_size=patch_size,
+        image="upload" if upload is not None else kind, img_size=size, in_chans=channels, patch_size=patch_size,
         embed_dim=embed_dim, seed=int(seed), dtype=dtype, wrong_flatten_order=wrong_order, conv_stride=stride,
     )
     return config, upload
@@ -83,7 +83,7 @@ def metrics(r: PatchifyResult) -> None:
         st.caption("Your image: " + "; ".join(r.upload_notes) + ".")
     m1, m2, m3, m4 = st.columns(4)
     m1.metric("Patches N", r.n_patches, help=f"(H/P)·(W/P) = {r.grid}·{r.grid}")
-    m2.metric("Values per patch", r.patch_dim, help=f"C·P·P = {c.channels}·{c.patch_size}·{c.patch_size}")
+    m2.metric("Values per patch", r.patch_dim, help=f"C·P·P = {c.in_chans}·{c.patch_size}·{c.patch_size}")
     m3.metric("Tokens with [CLS]", r.n_tokens_with_cls)
     m4.metric("max |linear − conv|", f"{r.max_abs_diff:.2e}",
               delta=f"{r.max_abs_diff / r.eps:.1f} × eps({c.dtype})", delta_color="inverse" if broken else "off")
@@ -105,7 +105,7 @@ def patch_grid(r: PatchifyResult) -> int:
 
 def one_patch(r: PatchifyResult, chosen: int) -> None:
     st.subheader("2 · One patch, in place and flattened")
-    P, C = r.config.patch_size, r.config.channels
+    P, C = r.config.patch_size, r.config.in_chans
     row, col = divmod(chosen, r.grid)
     patch_img = r.image[:, row * P:(row + 1) * P, col * P:(col + 1) * P]
     c1, c2 = st.columns([1, 2])
@@ -145,11 +145,11 @@ def what_to_notice(r: PatchifyResult) -> None:
             notes.append("Switch to float64: the difference shrinks by roughly eight orders of magnitude, like eps "
                          "does.")
     if c.wrong_flatten_order:
-        if c.channels == 1:
+        if c.in_chans == 1:
             notes.append("With **one channel**, pixels-then-channels and channels-then-pixels are the same order, so "
                          "the wrong flatten order changes nothing here. Switch to 3 channels to see it break.")
         else:
-            notes.append(f"**Wrong flatten order**: the row lists each pixel's {c.channels} channels together, but "
+            notes.append(f"**Wrong flatten order**: the row lists each pixel's {c.in_chans} channels together, but "
                          f"the conv weight `(D, C, P, P)` expects all of channel 0, then channel 1, … Each weight now "
                          f"multiplies the wrong value; the difference jumps to **{r.max_abs_diff:.2e}**.")
     if stride is not None:
@@ -157,7 +157,7 @@ def what_to_notice(r: PatchifyResult) -> None:
                      f"**{r.n_conv_tokens}** tokens instead of {n}, and its token *i* no longer covers patch *i*. "
                      f"Comparing the first {min(n, r.n_conv_tokens)} tokens in raster order, the difference is "
                      f"**{r.max_abs_diff:.2e}**. This is no longer a patch embedding.")
-    notes.append(f"Patch size {P} turns a {c.image_size}×{c.image_size} image into **{n}** tokens of **{k}** values: "
+    notes.append(f"Patch size {P} turns a {c.img_size}×{c.img_size} image into **{n}** tokens of **{k}** values: "
                  f"halving P quadruples the sequence length, and attention's cost grows with its square "
                  f"({n + 1}² = {(n + 1) ** 2} pairs with the class token).")
     for note in notes:

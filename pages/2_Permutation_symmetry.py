@@ -4,18 +4,20 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.patchify import patchify, unpatchify
 from core.symmetry import (
     PERMUTATIONS,
     SEED,
     SEED_CASES,
+    BrightPatchAttention,
+    Claim,
+    PatchChange,
+    ShuffleResult,
     SymmetryConfig,
-    bright_patch_attention,
-    model_and_input,
+    attention,
+    change,
     one_patch_change,
-    patch_permutation,
     permute_and_compare,
-    random_permutation_changes,
+    shuffle,
     verify,
 )
 from core.vit import POS_EMBEDS, VIT_PRESETS, Attention, ViT
@@ -24,30 +26,23 @@ from ui.widgets import page_header, show_source
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_claims(cfg: SymmetryConfig) -> list[dict]:
+def cached_claims(cfg: SymmetryConfig) -> list[Claim]:
     return verify(cfg)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_permutation(cfg: SymmetryConfig, kind: str, perm_seed: int, swap: tuple, shift: tuple) -> dict:
-    model, x = model_and_input(cfg)
-    c = model.cfg
-    perm = patch_permutation(kind, c.num_patches, c.grid_size, seed=perm_seed, swap=swap, shift=shift)
-    moved = unpatchify(patchify(x, c.patch_size)[:, perm], c.patch_size, c.in_chans, c.img_size, c.img_size)
-    return {"perm": perm.tolist(), "image": x[0].numpy(), "moved": moved[0].numpy(),
-            **permute_and_compare(model, x, perm), "random": random_permutation_changes(model, x, n=100, seed=perm_seed)}
+def cached_shuffle(cfg: SymmetryConfig, kind: str, perm_seed: int, swap: tuple, shift: tuple) -> ShuffleResult:
+    return shuffle(cfg, kind, perm_seed, swap, shift)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_change(cfg: SymmetryConfig, patch: int) -> dict:
-    model, x = model_and_input(cfg)
-    return {"image": x[0].numpy(), **one_patch_change(model, x, patch)}
+def cached_change(cfg: SymmetryConfig, patch: int) -> PatchChange:
+    return change(cfg, patch)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def cached_attention(cfg: SymmetryConfig, row: int, col: int) -> dict:
-    model, _ = model_and_input(cfg)
-    return bright_patch_attention(model, row, col)
+def cached_attention(cfg: SymmetryConfig, row: int, col: int) -> BrightPatchAttention:
+    return attention(cfg, row, col)
 
 
 def shown(image: np.ndarray) -> np.ndarray:
@@ -64,7 +59,7 @@ def intro() -> None:
         "**shuffle the patch tokens**, every output is shuffled the same way (*equivariance*), and the class token, "
         "which reads all of them, gives **the same answer** (*invariance*). Only a **position table** added to the "
         "tokens tells the model where a patch was. The model below is the seed module's reduced ViT "
-        "(untrained; weights from `torch.manual_seed`)."
+        "(untrained; its weights drawn from a generator seeded as the seed module seeds `torch.manual_seed`)."
     )
 
 
@@ -81,8 +76,8 @@ def model_controls() -> SymmetryConfig:
 def claims_table(cfg: SymmetryConfig) -> None:
     st.subheader("The four claims, measured now")
     claims = cached_claims(cfg)
-    table = pd.DataFrame([{"result": "PASS" if c["passed"] else "FAIL", "claim": c["claim"], "measured": f"{c['value']:.3g}",
-                           "tolerance": f"{c['tolerance']:g}", "detail": c["detail"]} for c in claims])
+    table = pd.DataFrame([{"result": "PASS" if c.passed else "FAIL", "claim": c.claim, "measured": f"{c.value:.3g}",
+                           "tolerance": f"{c.tolerance:g}", "detail": c.detail} for c in claims])
     st.dataframe(table, hide_index=True, width="stretch")
 
 
@@ -102,27 +97,27 @@ def shuffle_section(cfg: SymmetryConfig) -> tuple[str, dict]:
     elif kind == "shift":
         shift = (c2.slider("Shift down (patches)", -(G - 1), G - 1, 0, key="shift_r"),
                  c3.slider("Shift right (patches)", -(G - 1), G - 1, 1, key="shift_c"))
-    p = cached_permutation(cfg, kind, int(perm_seed), tuple(int(v) for v in swap), tuple(int(v) for v in shift))
-    if p["perm"] == list(range(N)):
+    p = cached_shuffle(cfg, kind, int(perm_seed), tuple(int(v) for v in swap), tuple(int(v) for v in shift))
+    if p.perm == tuple(range(N)):
         st.warning("This permutation leaves every patch where it was: pick two different patches or a non-zero shift.")
 
     c1, c2 = st.columns(2)
-    c1.plotly_chart(charts.image_with_patch_grid(shown(p["image"]), vcfg.patch_size, title="Input (random image, as the seed's verify)"),
+    c1.plotly_chart(charts.image_with_patch_grid(shown(p.image), vcfg.patch_size, title="Input (random image, as the seed's verify)"),
                     width="stretch")
-    c2.plotly_chart(charts.image_with_patch_grid(shown(p["moved"]), vcfg.patch_size, labels=p["perm"],
+    c2.plotly_chart(charts.image_with_patch_grid(shown(p.moved), vcfg.patch_size, labels=p.perm,
                                                  title="Patches reordered (numbers: original patch)"), width="stretch")
     m1, m2, m3 = st.columns(3)
-    m1.metric("|Δ class logits| without positions", f"{p['no_pos']['class_change']:.1e}", help="tolerance 1e-10 (float64)")
-    m2.metric("patch-output equivariance error", f"{p['no_pos']['equivariance_error']:.1e}",
+    m1.metric("|Δ class logits| without positions", f"{p.compared.no_pos.class_change:.1e}", help="tolerance 1e-10 (float64)")
+    m2.metric("patch-output equivariance error", f"{p.compared.no_pos.equivariance_error:.1e}",
               help="max |f(permuted)[patch outputs] − permute(f(x))[patch outputs]|, no positions")
-    m3.metric(f"|Δ class logits| with {pos_embed} positions", f"{p['pos']['class_change']:.1e}" if vcfg.pos_embed != "none" else "—")
+    m3.metric(f"|Δ class logits| with {pos_embed} positions", f"{p.compared.pos.class_change:.1e}" if vcfg.pos_embed != "none" else "—")
     labels = [f"class {k}" for k in range(vcfg.num_classes)]
     c1, c2 = st.columns(2)
-    c1.plotly_chart(charts.grouped_bars({"original": p["no_pos"]["logits"], "permuted": p["no_pos"]["logits_permuted"]},
+    c1.plotly_chart(charts.grouped_bars({"original": p.compared.no_pos.logits, "permuted": p.compared.no_pos.logits_permuted},
                                         "Class logits without positions", labels), width="stretch")
-    c2.plotly_chart(charts.grouped_bars({"original": p["pos"]["logits"], "permuted": p["pos"]["logits_permuted"]},
+    c2.plotly_chart(charts.grouped_bars({"original": p.compared.pos.logits, "permuted": p.compared.pos.logits_permuted},
                                         f"Class logits with {pos_embed} positions", labels), width="stretch")
-    st.plotly_chart(charts.log_strip({"without positions": p["random"]["no_pos"], f"with {pos_embed} positions": p["random"]["pos"]},
+    st.plotly_chart(charts.log_strip({"without positions": p.random.no_pos, f"with {pos_embed} positions": p.random.pos},
                                      "max |Δ logits| over 100 random permutations (log scale; exact zeros drawn at 1e-18)",
                                      "max |Δ logits|"), width="stretch")
     return kind, p
@@ -136,12 +131,12 @@ def change_section(cfg: SymmetryConfig) -> tuple[int, dict]:
     patch = st.slider("Patch to brighten (+3 on every pixel, as the seed)", 0, N - 1, 0, key="change_patch")
     ch = cached_change(cfg, patch)
     c1, c2, c3 = st.columns(3)
-    c1.plotly_chart(charts.image_with_patch_grid(shown(ch["image"]), vcfg.patch_size, patch, "Changed image"), width="stretch")
-    c2.plotly_chart(charts.grid_map(ch["embedding_change"], "‖Δ embedding‖ per patch (before attention)", text_fmt=".2g"),
+    c1.plotly_chart(charts.image_with_patch_grid(shown(ch.image), vcfg.patch_size, patch, "Changed image"), width="stretch")
+    c2.plotly_chart(charts.grid_map(ch.embedding_change, "‖Δ embedding‖ per patch (before attention)", text_fmt=".2g"),
                     width="stretch")
-    c3.plotly_chart(charts.grid_map(ch["output_change"], "‖Δ output‖ per patch (after the encoder)", text_fmt=".2g"),
+    c3.plotly_chart(charts.grid_map(ch.output_change, "‖Δ output‖ per patch (after the encoder)", text_fmt=".2g"),
                     width="stretch")
-    st.plotly_chart(charts.grouped_bars({"original": ch["logits"], "changed": ch["logits_changed"]},
+    st.plotly_chart(charts.grouped_bars({"original": ch.logits, "changed": ch.logits_changed},
                                         "Class logits before and after the change", labels), width="stretch")
     return patch, ch
 
@@ -163,19 +158,19 @@ def attention_section(cfg: SymmetryConfig) -> tuple[int, int, dict]:
         _, _, row, col = SEED_CASES[case_names.index(case)]
     a = cached_attention(cfg, row, col)
     cols = st.columns(1 + vcfg.num_heads)
-    cols[0].plotly_chart(charts.image_figure(a["image"], "Input image"), width="stretch")
-    vmax = float(a["class_to_patch"].max())
+    cols[0].plotly_chart(charts.image_figure(a.image, "Input image"), width="stretch")
+    vmax = float(a.class_to_patch.max())
     for h in range(vcfg.num_heads):
-        cols[1 + h].plotly_chart(charts.grid_map(a["class_to_patch"][h], f"Head {h}: class → patch", zmin=0, zmax=vmax),
+        cols[1 + h].plotly_chart(charts.grid_map(a.class_to_patch[h], f"Head {h}: class → patch", zmin=0, zmax=vmax),
                                  width="stretch")
     m = st.columns(2 + vcfg.num_heads)
     for h in range(vcfg.num_heads):
-        m[h].metric(f"Head {h} class self-weight", f"{a['self_weight'][h]:.4f}")
-    m[-2].metric("Row sum (every head)", f"{a['row_sum'].min():.6f}")
+        m[h].metric(f"Head {h} class self-weight", f"{a.self_weight[h]:.4f}")
+    m[-2].metric("Row sum (every head)", f"{a.row_sum.min():.6f}")
     m[-1].metric("Tokens", N + int(vcfg.class_token))
     c1, c2 = st.columns(2)
-    c1.plotly_chart(charts.bar_figure(a["patch_embedding"], f"Bright patch embedding · {vcfg.embed_dim} features"), width="stretch")
-    c2.plotly_chart(charts.bar_figure(a["logits"], "Untrained class logits", labels), width="stretch")
+    c1.plotly_chart(charts.bar_figure(a.patch_embedding, f"Bright patch embedding · {vcfg.embed_dim} features"), width="stretch")
+    c2.plotly_chart(charts.bar_figure(a.logits, "Untrained class logits", labels), width="stretch")
     return row, col, a
 
 
@@ -185,24 +180,24 @@ def what_to_notice(cfg: SymmetryConfig, kind: str, p: dict, patch: int, ch: dict
     pos_embed = cfg.pos_embed
     st.subheader("What to notice")
     notes = [
-        f"Without positions, the {kind} permutation moved the class logits by **{p['no_pos']['class_change']:.1e}** "
+        f"Without positions, the {kind} permutation moved the class logits by **{p.compared.no_pos.class_change:.1e}** "
         f"(float64 rounding), and the patch outputs followed the permutation to within "
-        f"**{p['no_pos']['equivariance_error']:.1e}**. Over 100 random permutations the largest change was "
-        f"**{p['random']['no_pos'].max():.1e}**.",
+        f"**{p.compared.no_pos.equivariance_error:.1e}**. Over 100 random permutations the largest change was "
+        f"**{p.random.no_pos.max():.1e}**.",
     ]
     if vcfg.pos_embed == "none":
         notes.append("This model has **no position table**, so it cannot distinguish any arrangement of its patches: "
                      "a translated or scrambled image gets the same class output. Pick a positional encoding to break it.")
     else:
         notes.append(f"With **{pos_embed}** positions the same permutation moves the logits by "
-                     f"**{p['pos']['class_change']:.1e}**, and 100 random ones by {p['random']['pos'].min():.1e} to "
-                     f"{p['random']['pos'].max():.1e}: position is now part of each token.")
-    notes.append(f"Brightening patch {patch} changed **{int(np.count_nonzero(ch['embedding_change']))}** patch embedding(s) "
-                 f"(largest change elsewhere {ch['other_embeddings_max_change']:.0e}): patch embedding is local. After the "
-                 f"encoder **{ch['outputs_changed']} of {N}** patch outputs changed and the logits moved by "
-                 f"{np.abs(ch['logits'] - ch['logits_changed']).max():.3f}: attention is global.")
-    notes.append(f"The class token's attention row sums to {a['row_sum'].min():.6f} (a softmax); head 0 puts "
-                 f"{a['self_weight'][0]:.3f} on itself and {a['class_to_patch'][0, row, col]:.3f} on the bright patch, "
+                     f"**{p.compared.pos.class_change:.1e}**, and 100 random ones by {p.random.pos.min():.1e} to "
+                     f"{p.random.pos.max():.1e}: position is now part of each token.")
+    notes.append(f"Brightening patch {patch} changed **{int(np.count_nonzero(ch.embedding_change))}** patch embedding(s) "
+                 f"(largest change elsewhere {ch.other_embeddings_max_change:.0e}): patch embedding is local. After the "
+                 f"encoder **{ch.outputs_changed} of {N}** patch outputs changed and the logits moved by "
+                 f"{np.abs(ch.logits - ch.logits_changed).max():.3f}: attention is global.")
+    notes.append(f"The class token's attention row sums to {a.row_sum.min():.6f} (a softmax); head 0 puts "
+                 f"{a.self_weight[0]:.3f} on itself and {a.class_to_patch[0, row, col]:.3f} on the bright patch, "
                  f"against 1/{N + 1} = {1 / (N + 1):.3f} for uniform attention.")
     for note in notes:
         st.markdown(f"- {note}")

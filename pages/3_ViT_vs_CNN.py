@@ -226,7 +226,7 @@ def misclassified(cfg: GeneralizationConfig, result: RunResult) -> None:
                    "correctly.")
         return
     shown = wrong[:18]
-    imgs = [make_image("circle" if p.label else "plus", p.cx, p.cy, cfg.data.image_size) for p in shown]
+    imgs = [make_image("circle" if p.label else "plus", p.cx, p.cy, cfg.data.img_size) for p in shown]
     caps = [f"{'circle' if p.label else 'plus'} @({p.cx},{p.cy}) p={p.p_circle:.2f}" for p in shown]
     st.plotly_chart(charts.image_gallery(imgs, caps, title=f"{len(wrong)} of {cfg.data.n_test} wrong for "
                                          f"{charts.label(who)}, seed {seed0} (first {len(shown)}; p = predicted "

@@ -39,7 +39,7 @@ def test_patch_order_is_row_major_and_channels_first():
     tokens = patchify(x, 2)
     # patch 1 is grid row 0, col 1: channel 0 pixels then channel 1 pixels
     assert tokens[0, 1].tolist() == [2, 3, 6, 7, 18, 19, 22, 23]
-    wrong = patchify(x, 2, channels_last=True)
+    wrong = patchify(x, 2, pixels_first=True)
     assert wrong[0, 1].tolist() == [2, 18, 3, 19, 6, 22, 7, 23]
 
 

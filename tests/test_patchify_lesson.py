@@ -16,7 +16,7 @@ def test_every_offered_setting_is_within_tolerance(dtype, tol):
     for size in IMAGE_SIZES:
         for P in valid_patch_sizes(size, size):
             for image in ("noise", "gradient"):
-                r = run_patchify(PatchifyConfig(image=image, image_size=size, channels=3, patch_size=P,
+                r = run_patchify(PatchifyConfig(image=image, img_size=size, in_chans=3, patch_size=P,
                                                 embed_dim=64, dtype=dtype))
                 worst = max(worst, r.max_abs_diff)
                 assert r.roundtrip_max_abs_diff == 0.0
@@ -24,14 +24,14 @@ def test_every_offered_setting_is_within_tolerance(dtype, tol):
 
 
 def test_result_shapes_and_counts():
-    r = run_patchify(PatchifyConfig(image_size=16, channels=3, patch_size=4, embed_dim=16))
+    r = run_patchify(PatchifyConfig(img_size=16, in_chans=3, patch_size=4, embed_dim=16))
     assert (r.n_patches, r.patch_dim, r.n_tokens_with_cls) == (16, 48, 17)
     assert r.tokens.shape == (16, 48) and r.linear.shape == (16, 16)
 
 
 @pytest.mark.parametrize("kind", SYNTHETIC_IMAGES)
 def test_synthetic_images_are_in_range(kind):
-    r = run_patchify(PatchifyConfig(image=kind, image_size=16, channels=3))
+    r = run_patchify(PatchifyConfig(image=kind, img_size=16, in_chans=3))
     assert r.image.shape == (3, 16, 16) and 0 <= r.image.min() and r.image.max() <= 1
     assert r.image.max() > 0
 
@@ -41,7 +41,7 @@ def test_upload_is_resized_and_converted():
 
     buf = io.BytesIO()
     Image.fromarray((np.random.default_rng(0).random((40, 30, 3)) * 255).astype(np.uint8)).save(buf, "PNG")
-    r = run_patchify(PatchifyConfig(image="upload", image_size=16, channels=1), buf.getvalue())
+    r = run_patchify(PatchifyConfig(image="upload", img_size=16, in_chans=1), buf.getvalue())
     assert r.image.shape == (1, 16, 16)
     with pytest.raises(ValueError, match="could not read"):
         run_patchify(PatchifyConfig(image="upload"), b"not an image")

@@ -88,7 +88,7 @@ def test_seed_experiment_matches_reference_for_the_three_cases():
 @pytest.mark.parametrize("pos_embed", ["none", "learned", "sincos", "sincos2d"])
 def test_four_claims_pass_for_every_pos_embed(pos_embed):
     claims = verify(SymmetryConfig(pos_embed=pos_embed))
-    assert len(claims) == 4 and all(c["passed"] for c in claims), claims
+    assert len(claims) == 4 and all(c.passed for c in claims), claims
 
 
 @pytest.mark.parametrize("kind", ["reversal", "random", "swap", "shift"])
@@ -97,9 +97,9 @@ def test_permutations_invariant_without_positions_and_broken_with(kind):
     perm = patch_permutation(kind, 16, 4, seed=5, swap=(2, 9), shift=(1, 2))
     assert sorted(perm.tolist()) == list(range(16)) and perm.tolist() != list(range(16))
     r = permute_and_compare(model, x, perm)
-    assert r["no_pos"]["class_change"] <= 1e-10
-    assert r["no_pos"]["equivariance_error"] <= 1e-10
-    assert r["pos"]["class_change"] > 1e-6
+    assert r.no_pos.class_change <= 1e-10
+    assert r.no_pos.equivariance_error <= 1e-10
+    assert r.pos.class_change > 1e-6
 
 
 def test_mean_pooling_without_class_token_is_invariant_too():
@@ -108,29 +108,29 @@ def test_mean_pooling_without_class_token_is_invariant_too():
                                                    "global_pool": "avg"}), seeded.generator(0))
     x = torch.randn(1, 3, 16, 16, dtype=torch.float64)
     r = permute_and_compare(model, x, patch_permutation("random", 16, 4, seed=1))
-    assert r["no_pos"]["class_change"] <= 1e-10 and r["pos"]["class_change"] > 1e-6
+    assert r.no_pos.class_change <= 1e-10 and r.pos.class_change > 1e-6
 
 
 def test_random_permutation_distribution():
     model, x = model_and_input(SymmetryConfig())
     d = random_permutation_changes(model, x, n=100)
-    assert d["no_pos"].shape == (100,) and d["no_pos"].max() <= 1e-10
-    assert d["pos"].min() > 0
+    assert d.no_pos.shape == (100,) and d.no_pos.max() <= 1e-10
+    assert d.pos.min() > 0
 
 
 def test_one_patch_change_is_local_before_and_global_after_attention():
     model, x = model_and_input(SymmetryConfig())
     r = one_patch_change(model, x, patch=6)
-    assert np.count_nonzero(r["embedding_change"]) == 1 and r["embedding_change"][1, 2] > 0
-    assert r["outputs_changed"] == 16
-    assert np.abs(r["logits"] - r["logits_changed"]).max() > 1e-6
+    assert np.count_nonzero(r.embedding_change) == 1 and r.embedding_change[1, 2] > 0
+    assert r.outputs_changed == 16
+    assert np.abs(r.logits - r.logits_changed).max() > 1e-6
 
 
 def test_bright_patch_attention_any_position():
     model = build_vit(SymmetryConfig().vit_config(), seeded.generator(13))
     a = bright_patch_attention(model, 2, 1)
-    assert a["class_to_patch"].shape == (2, 4, 4)
-    np.testing.assert_allclose(a["row_sum"], 1.0, atol=1e-12)
+    assert a.class_to_patch.shape == (2, 4, 4)
+    np.testing.assert_allclose(a.row_sum, 1.0, atol=1e-12)
     with pytest.raises(ValueError, match="row=4"):
         bright_patch_attention(model, 4, 0)
 
@@ -140,3 +140,18 @@ def test_bad_permutation_arguments():
         patch_permutation("swap", 16, 4, swap=(0, 16))
     with pytest.raises(ValueError, match="unknown permutation"):
         patch_permutation("spiral", 16, 4)
+
+
+def test_lesson_views_from_a_config():
+    from core.symmetry import attention, change, shuffle
+
+    cfg = SymmetryConfig()
+    sh = shuffle(cfg, "swap", swap=(0, 5))
+    assert sh.perm[:6] == (5, 1, 2, 3, 4, 0) and sh.compared.no_pos.class_change <= 1e-10
+    assert sh.random.no_pos.shape == (100,) and sh.moved.shape == sh.image.shape
+    assert change(cfg, 3).outputs_changed == 16
+    assert attention(cfg, 1, 1).class_to_patch.shape == (2, 4, 4)
+    with pytest.raises(ValueError, match="patch must be in 0..15"):
+        change(cfg, 16)
+    with pytest.raises(ValueError, match="seed"):
+        SymmetryConfig(seed=-1)

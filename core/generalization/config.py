@@ -26,7 +26,7 @@ class DataConfig:
     train_range: tuple[int, int] = (5, 10)  # inclusive centres (cx and cy): the lesson's rng.integers(5, 11)
     n_test: int = 150
     test_range: tuple[int, int] = (3, 4)  # inclusive: never seen in training
-    image_size: int = 16
+    img_size: int = 16
     data_seed: int = 1
 
     def __post_init__(self) -> None:
@@ -34,14 +34,14 @@ class DataConfig:
             n = getattr(self, name)
             if not 1 <= n <= MAX_IMAGES:
                 raise ValueError(f"{name} must be in 1..{MAX_IMAGES}, got {n}")
-        if not 8 <= self.image_size <= 64:
-            raise ValueError(f"image_size must be in 8..64, got {self.image_size}")
+        if not 8 <= self.img_size <= 64:
+            raise ValueError(f"img_size must be in 8..64, got {self.img_size}")
         if not 0 <= self.data_seed < 2**32:
             raise ValueError(f"data_seed must be in 0..2**32-1, got {self.data_seed}")
         object.__setattr__(self, "train_range", tuple(self.train_range))
         object.__setattr__(self, "test_range", tuple(self.test_range))
-        check_range(self.train_range, self.image_size, "training position range")
-        check_range(self.test_range, self.image_size, "test position range")
+        check_range(self.train_range, self.img_size, "training position range")
+        check_range(self.test_range, self.img_size, "test position range")
 
     @property
     def overlap(self) -> bool:
@@ -80,7 +80,7 @@ class GeneralizationConfig:
         specs = [spec(name) for name in self.models]  # unknown names raise here
         object.__setattr__(self, "models", tuple(n for n in REGISTRY if n in self.models))
         for s in specs:
-            s.check(self.model, self.data.image_size)
+            s.check(self.model, self.data.img_size)
         # Settings no selected model reads do not change the run: reset them, so that equal runs are equal keys.
         used = {f for s in specs for f in s.uses}
         default = ModelConfig()

@@ -28,9 +28,9 @@ class Data:
 def make_data(d: DataConfig) -> Data:
     """One generator for both sets, training first: with data_seed 1 these are the lesson's images."""
     rng = np.random.default_rng(d.data_seed)
-    tr = make_dataset(rng, d.n_train, d.train_range, d.image_size)
-    te = make_dataset(rng, d.n_test, d.test_range, d.image_size)
-    grid = all_positions(d.image_size)
+    tr = make_dataset(rng, d.n_train, d.train_range, d.img_size)
+    te = make_dataset(rng, d.n_test, d.test_range, d.img_size)
+    grid = all_positions(d.img_size)
 
     def t(a: np.ndarray) -> torch.Tensor:
         return torch.from_numpy(a)

@@ -39,6 +39,6 @@ class ModelConfig:
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}={getattr(self, name)!r} is not one of {list(allowed)}")
 
-    def num_tokens(self, image_size: int) -> int:
+    def num_tokens(self, img_size: int) -> int:
         """Tokens the encoder sees: the patches and the class token."""
-        return (image_size // self.patch_size) ** 2 + 1
+        return (img_size // self.patch_size) ** 2 + 1

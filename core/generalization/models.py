@@ -29,7 +29,7 @@ class ModelSpec:
     color: str  # one colour per model on every chart
     transformer: bool
     uses: tuple[str, ...]  # the ModelConfig fields this model reads (the others do not change its run)
-    build: Callable[[ModelConfig, int, torch.Generator], nn.Module]  # (settings, image_size, generator)
+    build: Callable[[ModelConfig, int, torch.Generator], nn.Module]  # (settings, img_size, generator)
     activation_bytes: Callable[[ModelConfig, int], int]  # one image in a training step, roughly
     safety: float  # measured step memory / activation_bytes, rounded up: keeps the estimate an upper bound
     flops: Callable[[ModelConfig, int], float]  # one image, forward and backward
@@ -53,10 +53,10 @@ def spec(name: str) -> ModelSpec:
         raise ValueError(f"unknown model {name!r}; choose from {list(REGISTRY)}") from None
 
 
-def build(name: str, m: ModelConfig, image_size: int, seed: int) -> nn.Module:
+def build(name: str, m: ModelConfig, img_size: int, seed: int) -> nn.Module:
     """The model ``name`` with the weights the lesson's ``torch.manual_seed(seed)`` + constructor give,
     drawn from a generator of this build's own (``core.seeded``): safe beside other threads."""
-    return spec(name).build(m, image_size, seeded.generator(seed))
+    return spec(name).build(m, img_size, seeded.generator(seed))
 
 
 # ---------------------------------------------------------------- cost estimates
@@ -86,7 +86,7 @@ def _check_sincos2d(m: ModelConfig, size: int) -> None:
 
 def _check_patch(m: ModelConfig, size: int) -> None:
     if size % m.patch_size:
-        raise ValueError(f"patch_size={m.patch_size} must divide image_size={size}")
+        raise ValueError(f"patch_size={m.patch_size} must divide img_size={size}")
 
 
 class _SqueezeLogit(nn.Module):

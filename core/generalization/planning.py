@@ -108,7 +108,7 @@ def total_budget() -> int:
 def image_bytes(cfg: GeneralizationConfig, name: str) -> int:
     """What one distinct training image costs in a training step of model ``name`` (an upper bound)."""
     s = spec(name)
-    return int(s.safety * s.activation_bytes(cfg.model, cfg.data.image_size))
+    return int(s.safety * s.activation_bytes(cfg.model, cfg.data.img_size))
 
 
 def step_bytes(cfg: GeneralizationConfig, name: str) -> int:
@@ -119,7 +119,7 @@ def step_bytes(cfg: GeneralizationConfig, name: str) -> int:
 def run_flops(cfg: GeneralizationConfig) -> float:
     """The arithmetic of training every (model, seed) pair: epochs x distinct images x per-image flops."""
     images = max_distinct_training_images(cfg.data)
-    per_seed = sum(spec(m).flops(cfg.model, cfg.data.image_size) for m in cfg.models)
+    per_seed = sum(spec(m).flops(cfg.model, cfg.data.img_size) for m in cfg.models)
     return cfg.train.epochs * len(cfg.train.seeds) * images * per_seed
 
 

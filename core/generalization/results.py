@@ -124,7 +124,7 @@ def position_grid(result: RunResult, model: str, shape: str) -> np.ndarray:
     """(rows=cy, cols=cx) accuracy at each valid centre, averaged over seeds; NaN where not measured."""
     if shape not in SHAPES:
         raise ValueError(f"shape must be one of {SHAPES}, got {shape!r}")
-    centres = list(valid_centres(result.config.data.image_size))
+    centres = list(valid_centres(result.config.data.img_size))
     index = {c: i for i, c in enumerate(centres)}
     total = np.zeros((len(centres), len(centres)))
     count = np.zeros_like(total)

@@ -40,7 +40,7 @@ def train_job(cfg: GeneralizationConfig, name: str, seed: int, eval_every: int =
               report: Callable[[EpochStats], bool | None] | None = None) -> RunResult:
     """Train one (model, seed) pair and collect everything the page shows about it (a partial result)."""
     data = _data(cfg.data)
-    model = build(name, cfg.model, cfg.data.image_size, seed)
+    model = build(name, cfg.model, cfg.data.img_size, seed)
     tr = train(model, data.Xtr, data.ytr, data.Xte, data.yte, cfg.train.epochs, cfg.train.lr, report, eval_every,
                chunk)
     part = RunResult(cfg, complete=not tr.stopped_early, seconds=tr.seconds)
