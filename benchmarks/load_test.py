@@ -93,6 +93,7 @@ def load(n: int) -> None:
     with streamlit_server() as (url, _, proc), sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         quiet = page_draw_seconds(browser, url)
+        print(f"  quiet Patchify draw: {quiet:.1f} s", flush=True)
         pages = []
         for name, preset, how, presses in sessions:
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
@@ -100,12 +101,16 @@ def load(n: int) -> None:
             wait_for_charts(page, 7, timeout=300)
             page.get_by_role("button", name=preset, exact=True).click()
             page.wait_for_timeout(1500)
+            if how == "rerun":  # make the preset the page's active setting (its shipped result), then re-run it
+                page.get_by_role("button", name="Run", exact=True).click()
+                page.get_by_text("precomputed with this code").wait_for(timeout=60_000)
             for label, k in presses.items():
                 slider = page.get_by_role("slider", name=label)
                 slider.focus()
                 for _ in range(k):
                     slider.press("ArrowRight")
             pages.append((name, preset, how, presses, page))
+            print(f"  session ready: {name}", flush=True)
         idle_rss = tree_rss(proc.pid)
         with Sampler(proc.pid) as sampler:
             start = time.perf_counter()
@@ -114,11 +119,15 @@ def load(n: int) -> None:
                 page.get_by_role("button", name=button, exact=True).click(no_wait_after=True)
             busy = page_draw_seconds(browser, url)
             finished: dict[str, float] = {}
-            while len(finished) < len(pages) and time.perf_counter() - start < 1800:
+            while len(finished) < len(pages) and time.perf_counter() - start < 900:
                 for name, _, _, _, page in pages:
                     if name not in finished and page.get_by_text("trained on this server").count():
                         finished[name] = time.perf_counter() - start
+                        print(f"  finished: {name} after {finished[name]:.1f} s", flush=True)
                 time.sleep(0.2)
+            for name, _, _, _, page in pages:
+                if name not in finished:
+                    page.screenshot(path=f"/tmp/load_{name.split()[0]}.png", full_page=True)
             for _, _, _, _, page in pages:
                 wait_for_charts(page, 7, timeout=120)
         after_runs = tree_rss(proc.pid)

@@ -93,3 +93,15 @@ def test_workers_end_when_their_parent_dies(tmp_path):
     while any(planning.rss(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(planning.rss(p) for p in pids)
+
+
+def test_workers_outlive_the_session_thread_that_started_them(pool):
+    """A server starts workers from a session's short-lived thread; the next session reuses them."""
+    import threading
+
+    first = threading.Thread(target=run, args=(TINY,), kwargs={"workers": 2, "pool": pool})
+    first.start()
+    first.join()
+    time.sleep(1.5)  # a worker tied to the thread that started it would be dead by now
+    assert len(pool.idle) == 2 and all(w.alive() for w in pool.idle)
+    assert run(TINY, workers=2, pool=pool).complete

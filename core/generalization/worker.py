@@ -6,8 +6,9 @@ stdin, runs ``function(*args, report=...)`` on one thread, and writes pickled re
 ``("error", index, traceback)``. Functions travel by reference (module and name), so whatever they
 need is imported here, not by the pool.
 
-It ends itself when the process that started it dies, at any stage: the kernel kills it (Linux
-``PR_SET_PDEATHSIG``), and a watchdog thread checks the parent every second elsewhere.
+It ends itself within a second when the process that started it dies, at any stage: a watchdog thread
+checks its parent. (Not Linux's ``PR_SET_PDEATHSIG``: that fires when the *thread* that started the
+worker ends, and a server starts workers from short-lived session threads while other runs reuse them.)
 
 ``map_big``: a job that trains in gradient chunks (a large setting) first lowers glibc's mmap
 threshold, so that big tensors are mapped and unmapped rather than left in the heap; such a worker is
@@ -26,15 +27,6 @@ import traceback
 
 def _die_with_parent() -> None:
     parent = os.getppid()
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):  # not Linux/glibc: the watchdog below does it
-        pass
-    if os.getppid() != parent:  # the parent died before prctl took effect
-        os._exit(1)
 
     def watchdog() -> None:
         while True:
