@@ -87,30 +87,49 @@ def page_draw_seconds(browser, url: str) -> float:
     return seconds
 
 
+def open_session(browser, url: str, name: str, preset: str, how: str, presses: dict):
+    """A learner's page with its setting in the form (and, to re-run a preset, its shipped result shown)."""
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.goto(f"{url}/ViT_vs_CNN")
+    wait_for_charts(page, 7, timeout=300)
+    page.get_by_role("button", name=preset, exact=True).click()
+    page.wait_for_timeout(1500)
+    if how == "rerun":  # make the preset the page's active setting (its shipped result), then re-run it
+        page.get_by_role("button", name="Run", exact=True).click()
+        page.get_by_text("precomputed with this code").wait_for(timeout=60_000)
+    for label, k in presses.items():
+        slider = page.get_by_role("slider", name=label)
+        slider.focus()
+        for _ in range(k):
+            slider.press("ArrowRight")
+    print(f"  session ready: {name}", flush=True)
+    return page
+
+
+def wait_all(pages: list, start: float, limit: float = 900) -> dict[str, float]:
+    """Seconds from the clicks to each session's results."""
+    finished: dict[str, float] = {}
+    while len(finished) < len(pages) and time.perf_counter() - start < limit:
+        for name, *_, page in pages:
+            if name not in finished and page.get_by_text("trained on this server").count():
+                finished[name] = time.perf_counter() - start
+                print(f"  finished: {name} after {finished[name]:.1f} s", flush=True)
+        time.sleep(0.2)
+    for name, *_, page in pages:
+        if name not in finished:
+            page.screenshot(path=f"/tmp/load_{name.split()[0]}.png", full_page=True)
+    return finished
+
+
 def load(n: int) -> None:
     os.environ.setdefault("VITLAB_IDLE_SECONDS", "10")
-    sessions = SESSIONS[:n]
+    idle_wait = float(os.environ["VITLAB_IDLE_SECONDS"])
     with streamlit_server() as (url, _, proc), sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         quiet = page_draw_seconds(browser, url)
         print(f"  quiet Patchify draw: {quiet:.1f} s", flush=True)
-        pages = []
-        for name, preset, how, presses in sessions:
-            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-            page.goto(f"{url}/ViT_vs_CNN")
-            wait_for_charts(page, 7, timeout=300)
-            page.get_by_role("button", name=preset, exact=True).click()
-            page.wait_for_timeout(1500)
-            if how == "rerun":  # make the preset the page's active setting (its shipped result), then re-run it
-                page.get_by_role("button", name="Run", exact=True).click()
-                page.get_by_text("precomputed with this code").wait_for(timeout=60_000)
-            for label, k in presses.items():
-                slider = page.get_by_role("slider", name=label)
-                slider.focus()
-                for _ in range(k):
-                    slider.press("ArrowRight")
-            pages.append((name, preset, how, presses, page))
-            print(f"  session ready: {name}", flush=True)
+        pages = [(name, preset, how, presses, open_session(browser, url, name, preset, how, presses))
+                 for name, preset, how, presses in SESSIONS[:n]]
         idle_rss = tree_rss(proc.pid)
         with Sampler(proc.pid) as sampler:
             start = time.perf_counter()
@@ -118,26 +137,17 @@ def load(n: int) -> None:
                 button = "Re-run this setting live" if how == "rerun" else "Run"
                 page.get_by_role("button", name=button, exact=True).click(no_wait_after=True)
             busy = page_draw_seconds(browser, url)
-            finished: dict[str, float] = {}
-            while len(finished) < len(pages) and time.perf_counter() - start < 900:
-                for name, _, _, _, page in pages:
-                    if name not in finished and page.get_by_text("trained on this server").count():
-                        finished[name] = time.perf_counter() - start
-                        print(f"  finished: {name} after {finished[name]:.1f} s", flush=True)
-                time.sleep(0.2)
-            for name, _, _, _, page in pages:
-                if name not in finished:
-                    page.screenshot(path=f"/tmp/load_{name.split()[0]}.png", full_page=True)
-            for _, _, _, _, page in pages:
+            finished = wait_all(pages, start)
+            for *_, page in pages:
                 wait_for_charts(page, 7, timeout=120)
         after_runs = tree_rss(proc.pid)
-        time.sleep(float(os.environ["VITLAB_IDLE_SECONDS"]) + 5)
+        time.sleep(idle_wait + 5)
         after_idle = tree_rss(proc.pid)
         print(f"\n{n} concurrent runs on one server (budget {total_budget() / 2**20:.0f} MiB, idle timeout "
-              f"{os.environ['VITLAB_IDLE_SECONDS']} s)")
+              f"{idle_wait:g} s)")
         print(f"  server idle before the runs: {idle_rss / 2**20:.0f} MiB; peak of the whole process tree: "
               f"{sampler.peak / 2**20:.0f} MiB; after the runs: {after_runs / 2**20:.0f} MiB; "
-              f"{os.environ['VITLAB_IDLE_SECONDS']} s + 5 s later: {after_idle / 2**20:.0f} MiB")
+              f"{idle_wait:g} s + 5 s later: {after_idle / 2**20:.0f} MiB")
         print(f"  another session's Patchify page drew in {busy:.1f} s during the runs ({quiet:.1f} s on the quiet "
               f"server: {busy / quiet:.1f}x)")
         all_own = True

@@ -7,7 +7,7 @@ from core.patch_embed import ConvPatchEmbed, LinearPatchEmbed, compare_embedding
 from core.patchify import patchify, valid_patch_sizes
 from core.patchify_lesson import PatchifyConfig, PatchifyResult, run_patchify
 from ui import charts
-from ui.widgets import page_header, show_source
+from ui.widgets import bullets, page_header, show_source
 
 IMAGE_SIZES = [8, 12, 16, 24, 32, 48, 64]
 
@@ -160,8 +160,7 @@ def what_to_notice(r: PatchifyResult) -> None:
     notes.append(f"Patch size {P} turns a {c.img_size}×{c.img_size} image into **{n}** tokens of **{k}** values: "
                  f"halving P quadruples the sequence length, and attention's cost grows with its square "
                  f"({n + 1}² = {(n + 1) ** 2} pairs with the class token).")
-    for note in notes:
-        st.markdown(f"- {note}")
+    bullets(notes)
 
 
 def main() -> None:

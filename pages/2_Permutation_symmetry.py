@@ -22,7 +22,7 @@ from core.symmetry import (
 )
 from core.vit import POS_EMBEDS, VIT_PRESETS, Attention, ViT
 from ui import charts
-from ui.widgets import page_header, show_source
+from ui.widgets import bullets, page_header, show_source
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -199,8 +199,7 @@ def what_to_notice(cfg: SymmetryConfig, kind: str, p: dict, patch: int, ch: dict
     notes.append(f"The class token's attention row sums to {a.row_sum.min():.6f} (a softmax); head 0 puts "
                  f"{a.self_weight[0]:.3f} on itself and {a.class_to_patch[0, row, col]:.3f} on the bright patch, "
                  f"against 1/{N + 1} = {1 / (N + 1):.3f} for uniform attention.")
-    for note in notes:
-        st.markdown(f"- {note}")
+    bullets(notes)
 
 
 def main() -> None:

@@ -31,7 +31,7 @@ from core.shapes import make_dataset, make_image, possible_images, valid_centres
 from core.train import train
 from ui import charts
 from ui.results_store import result_store
-from ui.widgets import page_header, show_source
+from ui.widgets import bullets, page_header, show_source
 
 CENTRES = list(valid_centres(16))
 # session-state keys of the form, filled from a config
@@ -278,8 +278,7 @@ def what_to_notice(cfg: GeneralizationConfig, result: RunResult) -> None:
         notes.append("In the generalization map, look where accuracy falls off for "
                      + ", ".join(charts.label(m) for m in falls_off) + ": inside the solid training square it is "
                      "high, outside it the model has never seen a shape and guesses.")
-    for note in notes:
-        st.markdown(f"- {note}")
+    bullets(notes)
 
 
 def sweeps(form_cfg: GeneralizationConfig | None) -> None:

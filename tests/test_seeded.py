@@ -64,7 +64,7 @@ def test_concurrent_seeded_calls_equal_sequential_ones_bit_for_bit():
         con = list(ex.map(_symmetry, seeds))
     for (wa, ca), (wb, cb) in zip(seq, con, strict=True):
         assert all(torch.equal(x, y) for x, y in zip(wa, wb, strict=True))
-        assert [c["value"] for c in ca] == [c["value"] for c in cb]
+        assert [c.value for c in ca] == [c.value for c in cb]
 
 
 def test_bad_seed_is_refused():

@@ -19,3 +19,9 @@ def show_source(*objects, label: str = "The code that ran (from `core`, read liv
 def page_header(title: str, icon: str) -> None:
     st.set_page_config(page_title=f"{title} · ViT Lab", page_icon=icon, layout="wide")
     st.title(title)
+
+
+def bullets(notes: list[str]) -> None:
+    """The "What to notice" list: one Markdown bullet per note."""
+    for note in notes:
+        st.markdown(f"- {note}")
