@@ -89,6 +89,11 @@ def _check_patch(m: ModelConfig, size: int) -> None:
         raise ValueError(f"patch_size={m.patch_size} must divide img_size={size}")
 
 
+def _check_configurable_vit(m: ModelConfig, size: int) -> None:
+    _check_patch(m, size)
+    _check_sincos2d(m, size)
+
+
 class _SqueezeLogit(nn.Module):
     """(B, 1) logits -> (B,), so every model answers in the same shape."""
 
@@ -132,4 +137,4 @@ register(ModelSpec(
     name="vit-config", label="ViT (configurable)", color="#009e73", transformer=True,
     uses=("patch_size", "embed_dim", "num_heads", "depth", "pos_embed", "global_pool"),
     build=_configurable_vit, activation_bytes=_transformer_activation, safety=1.9, flops=_transformer_flops,
-    check=lambda m, size: (_check_patch(m, size), _check_sincos2d(m, size)) and None))
+    check=_check_configurable_vit))
