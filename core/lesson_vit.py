@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import math
+from typing import Literal, get_args
 
 import torch
 import torch.nn as nn
@@ -23,7 +24,8 @@ from core.pos_embed import sincos_1d
 
 # "sdpa": as torch's own layer computes it (bit for bit); "math": plain matmul-softmax, faster on CPU for
 # short sequences; "fast": "math" plus the class-token-only last layer (see LessonViT)
-ATTN_IMPLS = ("fast", "math", "sdpa")
+AttnImpl = Literal["fast", "math", "sdpa"]
+ATTN_IMPLS: tuple[str, ...] = get_args(AttnImpl)
 
 
 class EncoderLayer(nn.Module):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 import torch
 import torch.nn as nn
@@ -18,8 +19,10 @@ from core import seeded
 from core.patch_embed import ConvPatchEmbed
 from core.pos_embed import sincos_1d, sincos_2d
 
-POS_EMBEDS = ("none", "learned", "sincos", "sincos2d")
-GLOBAL_POOLS = ("token", "avg")
+PosEmbed = Literal["none", "learned", "sincos", "sincos2d"]
+GlobalPool = Literal["token", "avg"]  # "token": read the class token; "avg": mean of the patch tokens
+POS_EMBEDS: tuple[str, ...] = get_args(PosEmbed)
+GLOBAL_POOLS: tuple[str, ...] = get_args(GlobalPool)
 
 
 @dataclass(frozen=True)
@@ -32,9 +35,9 @@ class ViTConfig:
     num_heads: int = 2
     mlp_ratio: float = 2.0
     num_classes: int = 3
-    pos_embed: str = "learned"  # one of POS_EMBEDS
+    pos_embed: PosEmbed = "learned"
     class_token: bool = True
-    global_pool: str = "token"  # "token": read the class token; "avg": mean of the patch tokens
+    global_pool: GlobalPool = "token"
 
     @property
     def grid_size(self) -> int:

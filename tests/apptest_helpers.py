@@ -8,8 +8,15 @@ from streamlit.testing.v1 import AppTest
 from tests.conftest import ROOT
 
 
-def page(path: str, timeout: float = 30) -> AppTest:
-    at = AppTest.from_file(os.path.join(ROOT, path), default_timeout=timeout)
+def page(path: str, timeout: float = 30, query: dict | None = None) -> AppTest:
+    """Open a page as a visitor does: the app's entry point first (the pages' navigation links point to it),
+    then the page, with ``query`` as the URL's query parameters (a link a teacher sent)."""
+    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=timeout)
+    if path == "app.py":
+        return at.run()
+    at.switch_page(path)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
     return at.run()
 
 

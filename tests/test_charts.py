@@ -44,7 +44,32 @@ def test_curves_skip_missing_points():
     loss = charts.curves_figure(curves, "loss", "Training loss")
     acc = charts.curves_figure(curves, "test_acc", "acc")
     assert list(loss.data[0].x) == [1, 2, 3, 4] and list(acc.data[0].x) == [2, 4]
-    assert acc.data[0].name == "CNN · seed 0" and acc.layout.yaxis.range == (0, 1.05)
+    assert acc.data[0].name == "CNN" and acc.layout.yaxis.range == (0, 1.05)
+
+
+def test_curves_one_colour_per_model_seeds_as_line_styles_one_legend_entry_per_model():
+    curves = [{"model": m, "seed": s, "epoch": 1, "loss": 1.0} for m in ("vit", "cnn") for s in (0, 1, 2)]
+    fig = charts.curves_figure(curves, "loss", "loss")
+    assert [t.name for t in fig.data if t.showlegend] == ["ViT (lesson)", "CNN"]
+    vit = [t for t in fig.data if t.legendgroup == "vit"]
+    assert {t.line.color for t in vit} == {charts.color("vit")} and len({t.line.dash for t in vit}) == 3
+    assert "seed 0 solid" in fig.layout.title.text
+
+
+def test_position_map_is_colour_blind_safe_with_numbers_in_cells():
+    fig = charts.position_map_figure(np.array([[0.0, 1.0], [0.5, np.nan]]), [3, 4], (3, 3), (4, 4), "map")
+    colours = [c for _, c in fig.data[0].colorscale]
+    assert not {"#d73027", "#1a9850"} & set(colours)  # no red-to-green
+    assert [list(r) for r in fig.data[0].text] == [["0%", "100%"], ["50%", ""]]
+
+
+def test_figure_tables_give_every_chart_its_numbers():
+    tables = charts.figure_tables(charts.grid_map(np.arange(6).reshape(2, 3), "g"))
+    assert tables[0][1].shape == (2, 3) and tables[0][1].iloc[1, 2] == 5
+    bars = charts.figure_tables(charts.bar_figure(np.array([1.0, -2.0]), "b", ["a", "b"]))
+    assert list(bars[0][1]["x"]) == ["a", "b"] and list(bars[0][1]["y"]) == [1.0, -2.0]
+    gal = charts.image_gallery([np.zeros((4, 4))], ["c"], table=[{"shape": "plus", "cx": 3}])
+    assert charts.figure_tables(gal)[0][1].to_dict("records") == [{"shape": "plus", "cx": 3}]
 
 
 def test_position_map_outlines_inclusive_ranges():
@@ -55,11 +80,12 @@ def test_position_map_outlines_inclusive_ranges():
 
 def test_gallery_sweep_and_patch_row():
     gal = charts.image_gallery([np.zeros((4, 4))] * 7, [f"c{i}" for i in range(7)], cols=6, title="gallery")
-    assert len(gal.data) == 7 and gal.layout.height == 170 * 2 + 40
+    assert len(gal.data) == 7 and gal.layout.height == 190 * 2 + 40
     sweep = charts.sweep_figure([{"value": v, "model": "vit", "test_acc": a} for v, a in ((2, 0.9), (2, 0.7), (4, 0.5))],
-                                "patch size", "patch size P (pixels)")
+                                "patch size P (pixels)")
     assert list(sweep.data[0].x) == [2, 4] and list(sweep.data[0].y) == [0.8, 0.5]
     assert np.allclose(sweep.data[0].error_y.array, [0.1, 0.0]) and sweep.layout.xaxis.title.text == "patch size P (pixels)"
-    assert list(sweep.layout.xaxis.tickvals) == [2, 4] and sweep.layout.shapes  # the chance line
+    assert list(sweep.layout.xaxis.tickvals) == [2, 4] and list(sweep.layout.xaxis.ticktext) == ["2", "4"]
+    assert sweep.layout.shapes and "vs patch size P (pixels)" in sweep.layout.title.text  # the chance line
     row = charts.patch_row_figure(np.zeros(48), "row", channels=3, patch_size=4)
     assert [s.x0 for s in row.layout.shapes] == [15.5, 31.5]

@@ -5,7 +5,7 @@ PAGE = "pages/3_ViT_vs_CNN.py"
 
 def run_tiny(at):
     at.button(key="preset_tiny").click().run()
-    at.radio(key="f_predict").set_value("in between")
+    at.radio(key="predict").set_value("in between")
     next(b for b in at.button if b.label == "Run").click().run()
     return at
 
@@ -13,13 +13,13 @@ def run_tiny(at):
 def test_opens_without_error_and_presets_fill_the_form():
     at = page(PAGE, timeout=60)
     assert_clean(at)
-    assert at.session_state["f_n_train"] == 300
+    assert at.session_state["n_train"] == 300
     at.button(key="preset_exercise-1").click().run()
-    assert at.session_state["f_n_train"] == 3000
+    assert at.session_state["n_train"] == 3000
     at.button(key="preset_exercise-2").click().run()
-    assert at.session_state["f_patch"] == 2 and at.session_state["f_n_train"] == 300
+    assert at.session_state["patch_size"] == 2 and at.session_state["n_train"] == 300
     at.button(key="preset_exercise-3").click().run()
-    assert "hybrid" in at.session_state["f_models"]
+    assert "hybrid" in at.session_state["models"]
 
 
 def test_tiny_preset_through_the_form_shows_results():
@@ -31,7 +31,14 @@ def test_tiny_preset_through_the_form_shows_results():
     assert len(at.get("plotly_chart")) >= 7  # bars, loss, test curve, 4 position maps
     assert len(at.get("download_button")) == 2
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
-    assert any("The CNN scored" in n for n in notes)
+    assert any("The CNN fit its training positions" in n and "95 % interval" in n for n in notes)
+    # the prediction is judged against the ViT's interval, not just echoed
+    verdict = next(md.value for md in at.markdown if md.value.startswith("**Your prediction:** in between"))
+    assert any(word in verdict for word in ("right", "not ruled out", "not what happened"))
+    # the gallery shows the seed the learner picks, and says how many it got wrong for that seed
+    at.selectbox(key="mis_model").set_value("vit")
+    at.selectbox(key="mis_seed").set_value(2).run()
+    assert any(md.value.startswith("**ViT (lesson), seed 2:") for md in at.markdown)
 
 
 def test_a_config_already_run_returns_from_the_store():
@@ -47,9 +54,48 @@ def test_a_config_already_run_returns_from_the_store():
 
 def test_bad_setting_is_refused_with_a_message():
     at = page(PAGE, timeout=60)
-    at.multiselect(key="f_models").set_value([])
+    at.multiselect(key="models").set_value([])
     next(b for b in at.button if b.label == "Run").click().run()
     assert any("Cannot run this setting" in e.value for e in at.error)
+
+
+def test_overlapping_train_and_test_centres_are_refused():
+    at = page(PAGE, timeout=60)
+    at.slider(key="test_range").set_value((4, 6))
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert any("overlap training centres 5..10" in e.value for e in at.error)
+
+
+def test_a_link_opens_its_experiment_on_a_fresh_server():
+    """A teacher's link (exercise 1: n_train=3000) shows that experiment's numbers, with no training: the
+    shipped result; the link shown on the page is the same query."""
+    at = page(PAGE, timeout=60, query={"n_train": "3000"})
+    assert_clean(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["ViT (lesson) · test (unseen)"] == "56.9%" and not at.get("progress")
+    assert at.session_state["n_train"] == 3000
+    assert at.get("code")[-1].proto.code_text == "?n_train=3000"
+
+
+def test_a_link_to_a_setting_not_yet_run_trains_it():
+    query = {"models": "CNN", "n_train": "120", "n_test": "100", "epochs": "10", "seeds": "1"}  # values as labels
+    at = page(PAGE, timeout=120, query=query)
+    assert_clean(at)
+    assert any("trained on this server" in c.value for c in at.caption)
+    assert [m.label for m in at.metric] == ["CNN · test (unseen)"]
+
+
+def test_exercises_are_checked_against_the_run_and_counted():
+    at = page(PAGE, timeout=60)
+    at.button(key="do_more-data").click().run()
+    assert at.session_state["n_train"] == 3000  # the exercise's button set the form up
+    at.radio(key="answer_vit-vs-cnn_more-data").set_value("Not at all: not distinguishable from chance").run()
+    at.button(key="check_vit-vs-cnn_more-data").click().run()
+    assert any("Right" in s.value and "72 distinct" in s.value for s in at.success)
+    assert at.session_state["progress"] == {"vit-vs-cnn/more-data": True}
+    at.radio(key="answer_vit-vs-cnn_hybrid").set_value("Substantially: as good as the CNN").run()
+    at.button(key="check_vit-vs-cnn_hybrid").click().run()
+    assert any("Not quite" in e.value and "global max pool" in e.value for e in at.error)
 
 
 def test_first_view_is_the_shipped_lesson_result_without_training():
@@ -67,8 +113,8 @@ def test_first_view_is_the_shipped_lesson_result_without_training():
 def test_a_sweep_runs_from_the_page_and_plots():
     at = page(PAGE, timeout=300)
     at.button(key="preset_tiny").click().run()
-    at.multiselect(key="f_models").set_value(["cnn"])
-    at.slider(key="f_epochs").set_value(10)
+    at.multiselect(key="models").set_value(["cnn"])
+    at.slider(key="epochs").set_value(10)
     next(b for b in at.button if b.label == "Run").click().run()
     charts_before = len(at.get("plotly_chart"))
     at.selectbox(key="sweep_name").set_value("patch size")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from core.generalization.models import spec
@@ -47,7 +48,7 @@ def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | N
             for c in range(gw):
                 fig.add_annotation(x=c * patch_size + (patch_size - 1) / 2, y=r * patch_size + (patch_size - 1) / 2,
                                    text=str(labels[r * gw + c] if labels is not None else r * gw + c), showarrow=False,
-                                   font=dict(color="#f59e0b", size=font), bgcolor="rgba(0,0,0,0.35)")
+                                   font=dict(color="white", size=font), bgcolor="rgba(17,24,39,0.75)")
     if highlight is not None:
         r, c = divmod(highlight, gw)
         fig.add_shape(type="rect", x0=c * patch_size - 0.5, x1=(c + 1) * patch_size - 0.5,
@@ -113,7 +114,7 @@ def log_strip(groups: dict[str, np.ndarray], title: str, x_title: str, floor: fl
         values = np.maximum(np.asarray(values, dtype=np.float64), floor)  # exact zeros drawn at the floor
         fig.add_trace(go.Box(x=values, name=name, boxpoints="all", jitter=0.5, pointpos=0, orientation="h"))
     fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40, b=10), showlegend=False,
-                      xaxis=dict(type="log", title=x_title))
+                      xaxis=dict(type="log", title=x_title, exponentformat="power", dtick=2))
     return fig
 
 
@@ -138,7 +139,7 @@ def accuracy_bars(rows: list[dict], title: str = "Accuracy per model (bars: mean
                              text=[f"{v:.1%}" for v in means], textposition="outside"))
         fig.add_trace(go.Box(x=[label(r["model"]) for r in rows], y=[r[split] for r in rows], offsetgroup=split,
                              boxpoints="all", pointpos=0, jitter=0.3, fillcolor="rgba(0,0,0,0)", line_color="rgba(0,0,0,0)",
-                             marker=dict(color="#111827", size=7), showlegend=False,
+                             marker=dict(color="#111827", size=7), showlegend=False, name=f"{split}, per seed",
                              hovertext=[f"seed {r['seed']}: {r[split]:.1%}" for r in rows], hoverinfo="text"))
     fig.add_hline(y=0.5, line=dict(dash="dot", color="#6b7280"), annotation_text="chance")
     fig.update_layout(title=title, barmode="group", boxmode="group", height=380, yaxis=dict(range=[0, 1.12], tickformat=".0%"),
@@ -146,14 +147,24 @@ def accuracy_bars(rows: list[dict], title: str = "Accuracy per model (bars: mean
     return fig
 
 
+SEED_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+
+
 def curves_figure(curves: list[dict], metric: str, title: str, height: int = 320) -> go.Figure:
-    """One line per (model, seed) over epochs; missing points (epochs not evaluated) are skipped."""
+    """One line per (model, seed) over epochs: one colour per model, the seeds as line styles, one legend
+    entry per model (clicking it hides all its seeds). Missing points (epochs not evaluated) are skipped."""
     fig = go.Figure()
     keys = list(dict.fromkeys((c["model"], c["seed"]) for c in curves))
+    seeds = sorted({seed for _, seed in keys})
     for model, seed in keys:
         pts = [c for c in curves if c["model"] == model and c["seed"] == seed and c.get(metric) is not None]
+        first = seed == min(s for m, s in keys if m == model)
         fig.add_trace(go.Scatter(x=[c["epoch"] for c in pts], y=[c[metric] for c in pts], mode="lines",
-                                 name=f"{label(model)} · seed {seed}", line=dict(color=color(model))))
+                                 name=label(model), legendgroup=model, showlegend=first,
+                                 line=dict(color=color(model), dash=SEED_DASHES[seeds.index(seed) % len(SEED_DASHES)]),
+                                 hovertemplate=f"{label(model)} · seed {seed}<br>epoch %{{x}}: %{{y:.3~g}}<extra></extra>"))
+    if len(seeds) > 1:
+        title += " (line style: seed " + ", ".join(f"{s} {d}" for s, d in zip(seeds, SEED_DASHES, strict=False)) + ")"
     fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40, b=10), xaxis_title="epoch",
                       legend=dict(orientation="h", y=-0.25))
     if metric != "loss":
@@ -161,12 +172,17 @@ def curves_figure(curves: list[dict], metric: str, title: str, height: int = 320
     return fig
 
 
+# Accuracy from wrong (0) through chance (0.5, white) to right (1): orange to blue, which colour-blind eyes
+# tell apart (unlike red to green); every cell also carries its number.
+ACCURACY_SCALE = [[0.0, "#b35806"], [0.25, "#f1a340"], [0.5, "#f7f7f7"], [0.75, "#67a9cf"], [1.0, "#2166ac"]]
+
+
 def position_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple[int, int],
                         test_range: tuple[int, int], title: str, height: int = 330) -> go.Figure:
     """Accuracy at each shape centre (x = cx, y = cy) with the training and test regions outlined.
     Ranges are inclusive."""
     text = [["" if np.isnan(v) else f"{v:.0%}" for v in row] for row in grid]
-    fig = go.Figure(go.Heatmap(z=grid, x=centres, y=centres, zmin=0, zmax=1, colorscale="RdYlGn", text=text,
+    fig = go.Figure(go.Heatmap(z=grid, x=centres, y=centres, zmin=0, zmax=1, colorscale=ACCURACY_SCALE, text=text,
                                texttemplate="%{text}", textfont=dict(size=8), colorbar=dict(tickformat=".0%"),
                                hovertemplate="cx=%{x} cy=%{y} accuracy=%{z:.0%}<extra></extra>"))
     for (lo, hi), color, name in ((train_range, "#111827", "train"), (test_range, "#7c3aed", "test")):
@@ -178,8 +194,10 @@ def position_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple
     return _square(fig, height)
 
 
-def image_gallery(images: list[np.ndarray], captions: list[str], cols: int = 6, title: str = "") -> go.Figure:
-    """Small grey images in a grid, each with a caption."""
+def image_gallery(images: list[np.ndarray], captions: list[str], cols: int = 4, title: str = "",
+                  table: list[dict] | None = None) -> go.Figure:
+    """Small grey images in a grid, each with a caption (four to a row, so captions stay apart on a phone).
+    ``table``: what "Show numbers" lists instead of the pixels (one dict per image)."""
     from plotly.subplots import make_subplots
 
     rows = max(1, -(-len(images) // cols))
@@ -192,11 +210,12 @@ def image_gallery(images: list[np.ndarray], captions: list[str], cols: int = 6, 
     for k in range(1, len(images) + 1):  # keep every little image square
         fig.update_layout({f"yaxis{k if k > 1 else ''}": dict(scaleanchor=f"x{k if k > 1 else ''}")})
     fig.update_annotations(font_size=10)
-    fig.update_layout(title=title, height=170 * rows + 40, margin=dict(l=10, r=10, t=60, b=10))
+    fig.update_layout(title=title, height=190 * rows + 40, margin=dict(l=10, r=10, t=60, b=10),
+                      meta={"table": table} if table else None)
     return fig
 
 
-def sweep_figure(rows: list[dict], knob: str, axis_title: str, log_x: bool = False, height: int = 360) -> go.Figure:
+def sweep_figure(rows: list[dict], axis_title: str, log_x: bool = False, height: int = 360) -> go.Figure:
     """Mean test accuracy per model at each value of one setting, the seeds' range as error bars.
     ``rows``: dicts with value, model and test_acc."""
     fig = go.Figure()
@@ -208,10 +227,11 @@ def sweep_figure(rows: list[dict], knob: str, axis_title: str, log_x: bool = Fal
                                  error_y=dict(type="data", symmetric=False, array=[a.max() for a in accs] - mean,
                                               arrayminus=mean - [a.min() for a in accs])))
     fig.add_hline(y=0.5, line=dict(dash="dot", color="#6b7280"), annotation_text="chance")
-    fig.update_layout(title=f"Test accuracy at unseen positions vs {knob}", height=height,
-                      yaxis=dict(range=[0, 1.05], tickformat=".0%"),
-                      xaxis=dict(type="log" if log_x else "linear", title=axis_title,
-                                 tickvals=sorted({r["value"] for r in rows})),
+    values = sorted({r["value"] for r in rows})
+    fig.update_layout(title=f"Test accuracy at unseen positions vs {axis_title} (bars: lowest to highest seed)",
+                      height=height, yaxis=dict(range=[0, 1.05], tickformat=".0%", title="test accuracy"),
+                      xaxis=dict(type="log" if log_x else "linear", title=axis_title, tickmode="array",
+                                 tickvals=values, ticktext=[f"{v:g}" for v in values]),
                       margin=dict(l=10, r=10, t=40, b=10))
     return fig
 
@@ -223,3 +243,28 @@ def patch_row_figure(row: np.ndarray, title: str, channels: int, patch_size: int
     for ch in range(1, channels):
         fig.add_vline(x=ch * patch_size * patch_size - 0.5, line=dict(color="#ef4444", width=2))
     return fig
+
+
+def figure_tables(fig: go.Figure) -> list[tuple[str, pd.DataFrame]]:
+    """A figure's values as tables, one per trace: the "Show numbers" alternative to looking at a chart.
+    Maps are tables as drawn (rows = y, columns = x); bars, lines and dots are (x, y) rows; photos are
+    left out (their pixels are the picture)."""
+    meta = fig.layout.meta
+    if isinstance(meta, dict) and meta.get("table"):
+        return [("one row per picture", pd.DataFrame(meta["table"]))]
+    out = []
+    for i, trace in enumerate(fig.data):
+        name = trace.name or (f"{trace.type} {i + 1}" if len(fig.data) > 1 else trace.type)
+        if trace.type == "heatmap":
+            z = np.asarray(trace.z, dtype=np.float64)
+            rows = list(trace.y) if trace.y is not None else list(range(z.shape[0]))
+            cols = list(trace.x) if trace.x is not None else list(range(z.shape[1]))
+            out.append((f"{name}: rows are y, columns x", pd.DataFrame(z, index=rows, columns=cols)))
+        elif trace.type in ("bar", "scatter", "box"):
+            x = list(trace.x) if trace.x is not None else list(range(len(trace.y)))
+            y = list(trace.y) if trace.y is not None else [None] * len(x)
+            table = pd.DataFrame({"x": x, "y": y})
+            if trace.hovertext is not None and not isinstance(trace.hovertext, str):
+                table["detail"] = list(trace.hovertext)
+            out.append((name, table))
+    return out

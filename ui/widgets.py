@@ -1,10 +1,23 @@
-"""Small Streamlit pieces every page uses."""
+"""Small Streamlit pieces every page uses: the header and navigation, charts with their numbers, the link
+to the page's settings, the "What to notice" list and the code that ran."""
 
 from __future__ import annotations
 
 import inspect
+from urllib.parse import urlencode
 
+import plotly.graph_objects as go
 import streamlit as st
+
+from ui import charts
+from ui.lessons import LESSONS
+
+# Every control that sets an experiment is bound to the URL: the key is the query parameter, values equal
+# to the widget's default are left out. Exercise answers and predictions are not: a shared link should not
+# carry somebody's answers.
+URL = "query-params"
+# Plotly's toolbar without its logo; the figure's title is drawn by Streamlit above it (see chart)
+PLOTLY_CONFIG = {"displaylogo": False}
 
 
 def show_source(*objects, label: str = "The code that ran (from `core`, read live with `inspect`)") -> None:
@@ -16,9 +29,51 @@ def show_source(*objects, label: str = "The code that ran (from `core`, read liv
             st.code(inspect.getsource(obj), language="python")
 
 
+def navigation() -> None:
+    """The sidebar's page list, "Home" first. Streamlit's own list is switched off (client.showSidebarNavigation)
+    because it names the home page after its file, "app"; the pages/ folder still gives every page its URL."""
+    with st.sidebar:
+        st.page_link("app.py", label="Home", icon="🔬")
+        for number, lesson in enumerate(LESSONS, start=1):
+            st.page_link(lesson.page, label=f"{number} · {lesson.title}", icon=lesson.icon)
+        st.toggle("Show numbers under every chart", key="numbers", bind=URL,
+                  help="A table of each chart's values under it: for screen readers, printing, or copying numbers")
+        st.divider()
+
+
 def page_header(title: str, icon: str) -> None:
-    st.set_page_config(page_title=f"{title} · ViT Lab", page_icon=icon, layout="wide")
+    st.set_page_config(page_title=f"{title} · ViT Lab", page_icon=icon, layout="wide", initial_sidebar_state="auto")
+    navigation()
     st.title(title)
+
+
+def chart(fig: go.Figure, where=None, *, key: str | None = None) -> None:
+    """Draw a figure with its title as text above it (text wraps on a phone; a Plotly title is cut off, and
+    the toolbar can cover it), and, when "Show numbers" is on, the figure's values as a table below it."""
+    where = where or st.container()
+    title = fig.layout.title.text
+    if title:
+        where.markdown(f"**{title}**")
+        fig.update_layout(title=None, margin=dict(t=30))
+    # Two figures can be equal once their titles are gone (a CNN's plus and circle maps): the title keys them
+    where.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG, key=key or (f"chart:{title}" if title else None))
+    if st.session_state.get("numbers"):
+        for caption, table in charts.figure_tables(fig):
+            where.caption(caption)
+            where.dataframe(table, width="stretch")
+
+
+def share_link(where=None) -> str:
+    """The address of this page with its current settings: shown with a copy button, and returned (the
+    downloads carry it). Built from the URL's query parameters, which the bound widgets keep up to date."""
+    params = urlencode([(k, v) for k in st.query_params for v in st.query_params.get_all(k)])
+    link = (st.context.url or "") + (f"?{params}" if params else "")
+    where = where or st.sidebar
+    where.markdown("**Link to these settings**")
+    where.code(link or "(this page's address)", language=None, wrap_lines=True)
+    where.caption("The copy button is at the box's right. Opened anywhere, even on a freshly started server, the "
+                  "link shows this page with these settings.")
+    return link
 
 
 def bullets(notes: list[str]) -> None:

@@ -4,17 +4,12 @@ ViT read (the CNN reads none). Names follow the paper and timm."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
 
-PosEmbed = Literal["none", "learned", "sincos", "sincos2d"]
-GlobalPool = Literal["token", "avg"]
-# "fast" (default): plain matmul-softmax and a class-token-only last layer; "math": plain matmul-softmax;
-# "sdpa": torch's scaled_dot_product_attention, bit for bit the notebook's forward
-AttnImpl = Literal["fast", "math", "sdpa"]
+# The choices are defined once, beside the code that reads them
+from core.lesson_vit import ATTN_IMPLS, AttnImpl
+from core.vit import GLOBAL_POOLS, POS_EMBEDS, GlobalPool, PosEmbed
 
-POS_EMBEDS: tuple[str, ...] = get_args(PosEmbed)
-GLOBAL_POOLS: tuple[str, ...] = get_args(GlobalPool)
-ATTN_IMPLS: tuple[str, ...] = get_args(AttnImpl)
+__all__ = ["ATTN_IMPLS", "GLOBAL_POOLS", "POS_EMBEDS", "AttnImpl", "GlobalPool", "ModelConfig", "PosEmbed"]
 
 
 @dataclass(frozen=True)

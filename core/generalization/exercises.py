@@ -1,0 +1,102 @@
+"""Lesson 3's exercises, the notebook's three, each answered from a run of its preset.
+
+``answer(lookup)`` takes ``lookup(config) -> RunResult | None`` (the page passes its result store), so
+the check reads the very numbers the page shows for that preset, shipped or trained on this server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from core.exercises import Answer, Exercise
+from core.generalization.config import PRESETS, GeneralizationConfig
+from core.generalization.data import distinct_training_images
+from core.generalization.models import spec
+from core.generalization.results import RunResult
+from core.generalization.verdict import Verdict, verdicts
+
+Lookup = Callable[[GeneralizationConfig], "RunResult | None"]
+# every lesson-3 exercise offers the same three outcomes, in this order, mapped from the verdict's band
+OUTCOME = {"top": 0, "between": 1, "chance": 2, "below": 2}
+
+
+@dataclass(frozen=True)
+class PresetExercise(Exercise):
+    preset: str = "lesson"  # the preset that answers it (the page offers a button to run it)
+    model: str = "vit"  # the model the question is about
+
+
+def _verdict(ex: PresetExercise, lookup: Lookup) -> tuple[Verdict, RunResult] | None:
+    result = lookup(PRESETS[ex.preset])
+    if result is None or ex.model not in (v := verdicts(result, {"cnn": spec("cnn").label})):
+        return None
+    return v[ex.model], result
+
+
+def _seeds(result: RunResult, model: str) -> str:
+    return ", ".join(f"seed {r.seed} {r.test_acc:.0%}" for r in result.rows if r.model == model and r.test_acc is not None)
+
+
+def _not_yet(ex: PresetExercise) -> Answer:
+    return Answer(None, f"Run the **{ex.preset}** preset first (the button above): the answer is read from its result.")
+
+
+def more_data(lookup: Lookup) -> Answer:
+    ex = EXERCISES[0]
+    found = _verdict(ex, lookup)
+    if found is None:
+        return _not_yet(ex)
+    v, result = found
+    d, lesson = PRESETS[ex.preset].data, PRESETS["lesson"].data
+    return Answer(OUTCOME[v.band], f"The ViT scored {v.text} ({_seeds(result, 'vit')}). Ten times the images bought "
+                  f"almost nothing new: {d.n_train} images at centres {d.train_range[0]}..{d.train_range[1]} hold "
+                  f"**{distinct_training_images(d)} distinct** ones, against {distinct_training_images(lesson)} among "
+                  f"{lesson.n_train}. More copies of the same positions cannot teach a model about other positions: a "
+                  "ViT needs *new positions* (or augmentation that shifts the shapes), not more of the same.")
+
+
+def finer_patches(lookup: Lookup) -> Answer:
+    ex = EXERCISES[1]
+    found = _verdict(ex, lookup)
+    if found is None:
+        return _not_yet(ex)
+    v, result = found
+    return Answer(OUTCOME[v.band], f"With 2×2 patches the ViT scored {v.text} ({_seeds(result, 'vit')}). Finer "
+                  "patches help here: each token now holds a small piece of a stroke, and the same pieces occur at "
+                  "the training positions, so the tokens' *contents* can tell a plus from a circle wherever it sits. "
+                  "But look at the seeds: the result is fragile. Whether a seed trains at all can hang on float "
+                  "rounding: the notebook's own loop leaves one of these seeds near chance when it runs on two "
+                  "threads and matches this page on one (README, *Exercise 2 and \"identical\"*). Three seeds cannot "
+                  "pin the mean down; add seeds before concluding.")
+
+
+def hybrid(lookup: Lookup) -> Answer:
+    ex = EXERCISES[2]
+    found = _verdict(ex, lookup)
+    if found is None:
+        return _not_yet(ex)
+    v, result = found
+    return Answer(OUTCOME[v.band], f"The hybrid scored {v.text} ({_seeds(result, 'hybrid')}). Its convolutions "
+                  "respond the same wherever a stroke is, but their feature map is then cut into patches, given a "
+                  "position table and read by a class token: nothing pools over positions, so where the shape was "
+                  "still reaches the classifier. The CNN's **global max pool** is what throws position away; a "
+                  "convolutional stem alone does not.")
+
+
+OPTIONS = ("Substantially: as good as the CNN", "Partially: above chance, below the CNN",
+           "Not at all: not distinguishable from chance")
+EXERCISES: tuple[PresetExercise, ...] = (
+    PresetExercise("more-data", "Ten times the training data (3000 images) at the same positions: does the ViT's "
+                   "accuracy at unseen positions improve substantially, partially, or not at all?",
+                   "Press *Fill the form with exercise-1*, then *Run*, and read the ViT's test accuracy.", OPTIONS, more_data,
+                   preset="exercise-1"),
+    PresetExercise("finer-patches", "Patch size 4 → 2 (finer patches, 64 tokens): does the ViT generalize better to "
+                   "unseen positions, or is the failure unrelated to patch resolution?",
+                   "Press *Fill the form with exercise-2*, then *Run*, and read the ViT's test accuracy, seed by seed.", OPTIONS, finer_patches,
+                   preset="exercise-2"),
+    PresetExercise("hybrid", "A hybrid: the transformer reads a small CNN's feature map instead of raw patches. Does "
+                   "that bring back the CNN's generalization?",
+                   "Press *Fill the form with exercise-3*, then *Run*, and compare the hybrid with both.", OPTIONS, hybrid,
+                   preset="exercise-3", model="hybrid"),
+)
