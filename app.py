@@ -3,9 +3,12 @@ on a fresh server."""
 
 import streamlit as st
 
+from ui.exercises import progress
 from ui.lessons import LESSONS
+from ui.widgets import navigation
 
-st.set_page_config(page_title="ViT Lab", page_icon="🔬", layout="wide")
+st.set_page_config(page_title="ViT Lab", page_icon="🔬", layout="wide", initial_sidebar_state="auto")
+navigation()
 st.title("ViT Lab")
 st.markdown(
     "**How does a Vision Transformer turn an image into a sequence of tokens, and what does it give up "
@@ -18,11 +21,18 @@ for col, (number, lesson) in zip(st.columns(len(LESSONS)), enumerate(LESSONS, st
     with col:
         st.page_link(lesson.page, label=f"{number} · {lesson.title}", icon=lesson.icon)
         st.markdown(lesson.blurb)
+        done = {k: v for k, v in progress().items() if k.startswith(f"{lesson.progress_key}/")}
+        st.caption(f"Exercises: {sum(done.values())} of {lesson.exercises} answered right in this session")
 
 st.subheader("How to read the pages")
 st.markdown(
     "- **Controls** are in the sidebar or in a form; every change re-runs the experiment (cheap ones at once, "
     "training only when you press *Run*).\n"
+    "- **Exercises** at the top of each page ask the lesson's questions; *Check my answer* checks yours against the "
+    "numbers the page computes, and explains.\n"
+    "- **A link keeps the settings**: every control is in the page's address, and the sidebar shows it with a copy "
+    "button. Send it, and it opens the same experiment, on any server.\n"
+    "- **Show numbers under every chart** (sidebar) puts each chart's values in a table beneath it.\n"
     "- **Metrics** at the top give the lesson's key numbers for the current settings.\n"
     "- **Break it** switches remove the property being taught, so you can see that the check can fail.\n"
     "- **What to notice** is written from this run's numbers, not canned text.\n"

@@ -122,11 +122,18 @@ def image_from_bytes(data: bytes, size: int, channels: int) -> tuple[np.ndarray,
     from PIL import Image
 
     rgb, notes, (w, h) = decode_upload(data)
+    H, W = rgb.shape[:2]
+    if H != W:  # the lesson's images are square: keep the central square rather than squash the picture
+        m = min(H, W)
+        top, left = (H - m) // 2, (W - m) // 2
+        rgb = rgb[top:top + m, left:left + m]
+        notes = notes + (f"cropped to its central square (it was {w}x{h}, not square; the sides were cut, "
+                         "not squashed)",)
     planes = [np.asarray(Image.fromarray(rgb[..., c].astype(np.float32), mode="F").resize((size, size),
                                                                                          Image.BILINEAR))
               for c in range(3)]
     out = np.stack(planes).astype(np.float64)  # (3, size, size)
-    resized = f"resized to {size}x{size}" + (f" (aspect ratio {w}:{h} changed to square)" if w != h else "")
+    resized = f"resized to {size}x{size}"
     if channels == 1:
         out = (0.299 * out[0] + 0.587 * out[1] + 0.114 * out[2])[None]  # ITU-R 601 luma, as Pillow's "L"
         return np.clip(out, 0, 1), notes + (resized, "converted to grey")

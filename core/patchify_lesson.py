@@ -54,7 +54,7 @@ class PatchifyConfig:
 class PatchifyResult:
     config: PatchifyConfig
     image: np.ndarray  # (C, H, W) in [0, 1]
-    tokens: np.ndarray  # (N, C*P*P): the patch sequence
+    tokens: np.ndarray  # (N, C*P*P): the patch sequence as the linear path flattens it (pixels first if broken)
     linear: np.ndarray  # (N, D): flatten + linear
     conv: np.ndarray  # (N', D): the strided convolution (N' = N unless the stride is broken)
     abs_diff: np.ndarray  # (min(N, N'), D)
@@ -99,6 +99,8 @@ def run_patchify(config: PatchifyConfig, upload: bytes | None = None) -> Patchif
     B, C, H, W = x.shape
     tokens = patchify(x, config.patch_size)  # (1, N, C*P*P)
     roundtrip = (unpatchify(tokens, config.patch_size, C, H, W) - x).abs().max().item()
+    if config.wrong_flatten_order:  # show the learner the rows the linear map actually reads
+        tokens = patchify(x, config.patch_size, pixels_first=True)  # (1, N, P*P*C)
     embed = seeded_linear_embed(config.patch_size, C, config.embed_dim, config.seed, dtype)
     cmp = compare_embeddings(x, embed, config.wrong_flatten_order, config.conv_stride)
     return PatchifyResult(

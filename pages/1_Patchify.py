@@ -2,12 +2,14 @@
 
 import streamlit as st
 
+from core.exercises import PATCHIFY_EXERCISES
 from core.images import SYNTHETIC_IMAGES
 from core.patch_embed import ConvPatchEmbed, LinearPatchEmbed, compare_embeddings, conv_weight_from_linear
 from core.patchify import patchify, valid_patch_sizes
 from core.patchify_lesson import PatchifyConfig, PatchifyResult, run_patchify
 from ui import charts
-from ui.widgets import bullets, page_header, show_source
+from ui.exercises import exercise_panel
+from ui.widgets import URL, bullets, chart, page_header, share_link, show_source
 
 IMAGE_SIZES = [8, 12, 16, 24, 32, 48, 64]
 
@@ -24,8 +26,8 @@ def choose(label: str, options: list[int], value: int, key: str) -> int:
         st.markdown(f"{label}: **{options[0]}** (the only choice here)")
         return options[0]
     if options == list(range(options[0], options[-1] + 1)):
-        return st.slider(label, options[0], options[-1], value, key=key)
-    return st.select_slider(label, options, value=value, key=key)
+        return st.slider(label, options[0], options[-1], value, key=key, bind=URL)
+    return st.select_slider(label, options, value=value, key=key, bind=URL)
 
 
 def intro() -> None:
@@ -42,29 +44,33 @@ def intro() -> None:
 def controls() -> tuple[PatchifyConfig, bytes | None]:
     with st.sidebar:
         st.header("Image")
-        source = st.radio("Source", ["Synthetic", "Upload"], horizontal=True, key="source")
+        source = st.radio("Source", ["Synthetic", "Upload"], horizontal=True, key="source", bind=URL)
         upload = None
-        kind = st.selectbox("Synthetic image", SYNTHETIC_IMAGES, key="kind", disabled=source == "Upload")
+        kind = st.selectbox("Synthetic image", SYNTHETIC_IMAGES, key="kind", disabled=source == "Upload", bind=URL)
         if source == "Upload":
-            file = st.file_uploader("Your image (PNG, JPEG, GIF, BMP, TIFF or WebP; resized and converted)",
+            st.caption("An uploaded image stays in this browser session: a link carries the other settings, "
+                       "not the image.")
+            file = st.file_uploader("Your image (PNG, JPEG, GIF, BMP, TIFF or WebP; cropped to a square, resized "
+                                    "and converted)",
                                     type=["png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp"])
             upload = file.getvalue() if file is not None else None
             if upload is None:
                 st.info("Upload an image; until then the synthetic one is shown.")
-        size = st.select_slider("Image size (H = W)", IMAGE_SIZES, value=16, key="size")
-        channels = st.radio("Channels", [1, 3], index=1, horizontal=True, key="channels")
+        size = st.select_slider("Image size (H = W, pixels)", IMAGE_SIZES, value=16, key="size", bind=URL)
+        channels = st.radio("Channels", [1, 3], index=1, horizontal=True, key="channels", bind=URL)
         st.header("Embedding")
         sizes = valid_patch_sizes(size, size)
         # Only sizes that divide the image are offered; the widget's key includes the image size, so a new
         # size starts from a sensible default instead of a value that no longer exists.
         patch_size = choose("Patch size P (divisors of the image size)", sizes,
                             4 if 4 in sizes else sizes[len(sizes) // 2], f"patch_{size}")
-        embed_dim = st.slider("Embedding width D", 1, 64, 16, key="embed_dim")
-        seed = st.number_input("Weight seed", 0, 10_000, 0, key="seed")
-        dtype = st.radio("Precision", ["float64", "float32"], horizontal=True, key="dtype")
+        embed_dim = st.slider("Embedding width D", 1, 64, 16, key="embed_dim", bind=URL)
+        seed = st.number_input("Weight seed", 0, 10_000, 0, key="seed", bind=URL)
+        dtype = st.radio("Precision", ["float64", "float32"], horizontal=True, key="dtype", bind=URL)
         st.header("Break it")
-        wrong_order = st.toggle("Flatten pixels-then-channels (wrong order)", key="wrong_order")
-        overlap = st.toggle("Stride smaller than the kernel (overlapping)", key="overlap", disabled=patch_size == 1)
+        wrong_order = st.toggle("Flatten pixels-then-channels (wrong order)", key="wrong_order", bind=URL)
+        overlap = st.toggle("Stride smaller than the kernel (overlapping)", key="overlap", disabled=patch_size == 1,
+                            bind=URL)
         stride = None
         if overlap and patch_size > 1:
             strides = list(range(1, patch_size))
@@ -85,8 +91,12 @@ def metrics(r: PatchifyResult) -> None:
     m1.metric("Patches N", r.n_patches, help=f"(H/P)·(W/P) = {r.grid}·{r.grid}")
     m2.metric("Values per patch", r.patch_dim, help=f"C·P·P = {c.in_chans}·{c.patch_size}·{c.patch_size}")
     m3.metric("Tokens with [CLS]", r.n_tokens_with_cls)
+    ratio = r.max_abs_diff / r.eps
     m4.metric("max |linear − conv|", f"{r.max_abs_diff:.2e}",
-              delta=f"{r.max_abs_diff / r.eps:.1f} × eps({c.dtype})", delta_color="inverse" if broken else "off")
+              delta=f"{ratio:.1f} × eps ({c.dtype}): rounding" if ratio < 1e3 else
+              f"{ratio:.1e} × eps: not rounding, a different map",
+              delta_color="inverse" if broken and ratio >= 1e3 else "off", delta_arrow="off",
+              help=f"eps = {r.eps:.1e}, the gap between 1 and the next {c.dtype}")
 
 
 def patch_grid(r: PatchifyResult) -> int:
@@ -94,12 +104,13 @@ def patch_grid(r: PatchifyResult) -> int:
     n, k = r.n_patches, r.patch_dim
     st.subheader("1 · The image and its patch grid")
     chosen = choose("Patch to follow", list(range(n)), min(5, n - 1), f"chosen_{n}")
+    order = "(row, col, channel): the WRONG order" if r.config.wrong_flatten_order else "(channel, row, col)"
     c1, c2 = st.columns([1, 1])
-    c1.plotly_chart(charts.image_with_patch_grid(r.image, r.config.patch_size, chosen,
-                                                 "Patches, numbered in sequence order"), width="stretch")
-    c2.plotly_chart(charts.matrix_figure(r.tokens, f"Token sequence: {n} rows × {k} columns",
-                                         "value index (channel, row, col)", "patch", colorscale="gray",
-                                         symmetric=False, highlight_row=chosen, zmin=0, zmax=1), width="stretch")
+    chart(charts.image_with_patch_grid(r.image, r.config.patch_size, chosen, "Patches, numbered in sequence order"),
+          c1)
+    chart(charts.matrix_figure(r.tokens, f"Token sequence: {n} rows × {k} columns, flattened {order}",
+                               f"value index {order}", "patch", colorscale="gray", symmetric=False,
+                               highlight_row=chosen, zmin=0, zmax=1), c2)
     return chosen
 
 
@@ -109,21 +120,24 @@ def one_patch(r: PatchifyResult, chosen: int) -> None:
     row, col = divmod(chosen, r.grid)
     patch_img = r.image[:, row * P:(row + 1) * P, col * P:(col + 1) * P]
     c1, c2 = st.columns([1, 2])
-    c1.plotly_chart(charts.image_figure(patch_img, f"Patch {chosen} (grid row {row}, col {col})"), width="stretch")
-    c2.plotly_chart(charts.patch_row_figure(r.tokens[chosen], f"Patch {chosen} as row {chosen} of the sequence: "
-                                            f"{C} channel block(s) of {P}×{P} pixels", C, P), width="stretch")
+    chart(charts.image_figure(patch_img, f"Patch {chosen} (grid row {row}, col {col})"), c1)
+    wrong = r.config.wrong_flatten_order and C > 1
+    title = (f"Patch {chosen} as row {chosen} of the sequence, flattened pixel by pixel: each pixel's {C} channels "
+             "side by side (the conv weight expects channel blocks)" if wrong else
+             f"Patch {chosen} as row {chosen} of the sequence: {C} channel block(s) of {P}×{P} pixels")
+    chart(charts.patch_row_figure(r.tokens[chosen], title, C, P, pixels_first=r.config.wrong_flatten_order), c2)
 
 
 def embeddings(r: PatchifyResult, chosen: int) -> None:
     st.subheader("3 · Two embeddings with the same weights")
     c, P, D = r.config, r.config.patch_size, r.config.embed_dim
     c1, c2, c3 = st.columns(3)
-    c1.plotly_chart(charts.matrix_figure(r.linear, f"Flatten + Linear: {r.linear.shape[0]}×{D}", "feature", "token",
-                                         highlight_row=chosen), width="stretch")
-    c2.plotly_chart(charts.matrix_figure(r.conv, f"Conv2d(k={P}, s={c.conv_stride or P}): {r.conv.shape[0]}×{D}",
-                                         "feature", "token"), width="stretch")
-    c3.plotly_chart(charts.matrix_figure(r.abs_diff, f"|difference| (max {r.max_abs_diff:.2e})", "feature", "token",
-                                         colorscale="Reds", symmetric=False, zmin=0), width="stretch")
+    chart(charts.matrix_figure(r.linear, f"Flatten + Linear: {r.linear.shape[0]}×{D}", "feature", "token",
+                               highlight_row=chosen), c1)
+    chart(charts.matrix_figure(r.conv, f"Conv2d(k={P}, s={c.conv_stride or P}): {r.conv.shape[0]}×{D}",
+                               "feature", "token"), c2)
+    chart(charts.matrix_figure(r.abs_diff, f"|difference| (max {r.max_abs_diff:.2e})", "feature", "token",
+                               colorscale="Reds", symmetric=False, zmin=0), c3)
     sh = r.shapes
     st.markdown(
         f"**Shape walk** &nbsp; image `(B, C, H, W) = {tuple(sh['image'])}` → patches "
@@ -151,7 +165,9 @@ def what_to_notice(r: PatchifyResult) -> None:
         else:
             notes.append(f"**Wrong flatten order**: the row lists each pixel's {c.in_chans} channels together, but "
                          f"the conv weight `(D, C, P, P)` expects all of channel 0, then channel 1, … Each weight now "
-                         f"multiplies the wrong value; the difference jumps to **{r.max_abs_diff:.2e}**.")
+                         f"multiplies the wrong value; the difference jumps to **{r.max_abs_diff:.2e}**. The token sequence and "
+                         "the flattened patch above now show the rows in this wrong order: see the channels "
+                         "interleaved pixel by pixel.")
     if stride is not None:
         notes.append(f"**Stride {stride} < kernel {P}**: the windows overlap, so the conv produces "
                      f"**{r.n_conv_tokens}** tokens instead of {n}, and its token *i* no longer covers patch *i*. "
@@ -163,8 +179,25 @@ def what_to_notice(r: PatchifyResult) -> None:
     bullets(notes)
 
 
+# What each exercise's "Show me" button sets: the controls that display its answer
+EXERCISE_SETTINGS = {
+    "tokens": {"size": 32, "patch_32": 2},
+    "grey-order": {"channels": 1, "wrong_order": True},
+    "precision": {"dtype": "float32"},
+}
+
+
+def show_me(ex) -> None:
+    def apply() -> None:
+        st.session_state.update(EXERCISE_SETTINGS[ex.key])
+
+    st.button("Show me on this page", key=f"do_{ex.key}", on_click=apply,
+              help="Sets the controls so the page shows the answer (after you have answered, ideally)")
+
+
 def main() -> None:
     intro()
+    exercise_panel("patchify", PATCHIFY_EXERCISES, do=show_me)
     config, upload = controls()
     try:
         r = cached_run(config, upload)
@@ -176,6 +209,7 @@ def main() -> None:
     one_patch(r, chosen)
     embeddings(r, chosen)
     what_to_notice(r)
+    share_link()
     show_source(patchify, LinearPatchEmbed, ConvPatchEmbed, conv_weight_from_linear, compare_embeddings)
 
 

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.exercises import SYMMETRY_EXERCISES
 from core.symmetry import (
     PERMUTATIONS,
     SEED,
@@ -22,7 +23,8 @@ from core.symmetry import (
 )
 from core.vit import POS_EMBEDS, VIT_PRESETS, Attention, ViT
 from ui import charts
-from ui.widgets import bullets, page_header, show_source
+from ui.exercises import exercise_panel
+from ui.widgets import URL, bullets, chart, page_header, share_link, show_source
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -51,6 +53,10 @@ def shown(image: np.ndarray) -> np.ndarray:
     return (image - lo) / (hi - lo or 1.0)
 
 
+def with_positions(pos_embed: str) -> str:
+    return "with no positions either (none chosen)" if pos_embed == "none" else f"with {pos_embed} positions"
+
+
 def intro() -> None:
     page_header("Permutation symmetry", "🔀")
     st.markdown(
@@ -66,9 +72,9 @@ def intro() -> None:
 def model_controls() -> SymmetryConfig:
     with st.sidebar:
         st.header("Model")
-        preset = st.selectbox("Preset", list(VIT_PRESETS), key="preset")
-        seed = st.number_input("Weight seed (13 = the seed module's)", 0, 10_000, SEED, key="seed")
-        pos_embed = st.selectbox("Positional encoding", POS_EMBEDS, index=POS_EMBEDS.index("learned"), key="pos_embed",
+        preset = st.selectbox("Preset", list(VIT_PRESETS), key="preset", bind=URL)
+        seed = st.number_input("Weight seed (13 = the seed module's)", 0, 10_000, SEED, key="seed", bind=URL)
+        pos_embed = st.selectbox("Positional encoding", POS_EMBEDS, index=POS_EMBEDS.index("learned"), key="pos_embed", bind=URL,
                                  help="none · learned (random, as the seed) · sincos (the lesson's 1-D table) · sincos2d")
     return SymmetryConfig(preset=preset, seed=int(seed), pos_embed=pos_embed)
 
@@ -78,7 +84,7 @@ def claims_table(cfg: SymmetryConfig) -> None:
     claims = cached_claims(cfg)
     table = pd.DataFrame([{"result": "PASS" if c.passed else "FAIL", "claim": c.claim, "measured": f"{c.value:.3g}",
                            "tolerance": f"{c.tolerance:g}", "detail": c.detail} for c in claims])
-    st.dataframe(table, hide_index=True, width="stretch")
+    st.table(table.set_index("result"))  # a static table wraps long text; a dataframe cuts it off
 
 
 def shuffle_section(cfg: SymmetryConfig) -> tuple[str, dict]:
@@ -87,39 +93,40 @@ def shuffle_section(cfg: SymmetryConfig) -> tuple[str, dict]:
     pos_embed = cfg.pos_embed
     st.subheader("1 · Shuffle the patches")
     c1, c2, c3 = st.columns(3)
-    kind = c1.selectbox("Permutation", PERMUTATIONS, key="perm_kind",
+    kind = c1.selectbox("Permutation", PERMUTATIONS, key="perm_kind", bind=URL,
                         help="reversal (the seed's) · random · swap two patches · cyclic shift of the grid (a translation)")
     perm_seed, swap, shift = 0, (0, 1), (0, 1)
     if kind == "random":
-        perm_seed = c2.number_input("Permutation seed", 0, 10_000, 0, key="perm_seed")
+        perm_seed = c2.number_input("Permutation seed", 0, 10_000, 0, key="perm_seed", bind=URL)
     elif kind == "swap":
-        swap = (c2.number_input("Swap patch", 0, N - 1, 0, key="swap_i"), c3.number_input("with patch", 0, N - 1, 5, key="swap_j"))
+        swap = (c2.number_input("Swap patch", 0, N - 1, 0, key="swap_i", bind=URL), c3.number_input("with patch", 0, N - 1, 5, key="swap_j", bind=URL))
     elif kind == "shift":
-        shift = (c2.slider("Shift down (patches)", -(G - 1), G - 1, 0, key="shift_r"),
-                 c3.slider("Shift right (patches)", -(G - 1), G - 1, 1, key="shift_c"))
+        shift = (c2.slider("Shift down (patches)", -(G - 1), G - 1, 0, key="shift_r", bind=URL),
+                 c3.slider("Shift right (patches)", -(G - 1), G - 1, 1, key="shift_c", bind=URL))
     p = cached_shuffle(cfg, kind, int(perm_seed), tuple(int(v) for v in swap), tuple(int(v) for v in shift))
     if p.perm == tuple(range(N)):
         st.warning("This permutation leaves every patch where it was: pick two different patches or a non-zero shift.")
 
     c1, c2 = st.columns(2)
-    c1.plotly_chart(charts.image_with_patch_grid(shown(p.image), vcfg.patch_size, title="Input (random image, as the seed's verify)"),
-                    width="stretch")
-    c2.plotly_chart(charts.image_with_patch_grid(shown(p.moved), vcfg.patch_size, labels=p.perm,
-                                                 title="Patches reordered (numbers: original patch)"), width="stretch")
+    chart(charts.image_with_patch_grid(shown(p.image), vcfg.patch_size, title="Input (random image, as the seed's verify)"),
+          c1)
+    chart(charts.image_with_patch_grid(shown(p.moved), vcfg.patch_size, labels=p.perm,
+                                       title="Patches reordered (numbers: original patch)"), c2)
     m1, m2, m3 = st.columns(3)
     m1.metric("|Δ class logits| without positions", f"{p.compared.no_pos.class_change:.1e}", help="tolerance 1e-10 (float64)")
     m2.metric("patch-output equivariance error", f"{p.compared.no_pos.equivariance_error:.1e}",
               help="max |f(permuted)[patch outputs] − permute(f(x))[patch outputs]|, no positions")
-    m3.metric(f"|Δ class logits| with {pos_embed} positions", f"{p.compared.pos.class_change:.1e}" if vcfg.pos_embed != "none" else "—")
+    m3.metric(f"|Δ class logits| {with_positions(pos_embed)}",
+              f"{p.compared.pos.class_change:.1e}" if vcfg.pos_embed != "none" else "—")
     labels = [f"class {k}" for k in range(vcfg.num_classes)]
     c1, c2 = st.columns(2)
-    c1.plotly_chart(charts.grouped_bars({"original": p.compared.no_pos.logits, "permuted": p.compared.no_pos.logits_permuted},
-                                        "Class logits without positions", labels), width="stretch")
-    c2.plotly_chart(charts.grouped_bars({"original": p.compared.pos.logits, "permuted": p.compared.pos.logits_permuted},
-                                        f"Class logits with {pos_embed} positions", labels), width="stretch")
-    st.plotly_chart(charts.log_strip({"without positions": p.random.no_pos, f"with {pos_embed} positions": p.random.pos},
-                                     "max |Δ logits| over 100 random permutations (log scale; exact zeros drawn at 1e-18)",
-                                     "max |Δ logits|"), width="stretch")
+    chart(charts.grouped_bars({"original": p.compared.no_pos.logits, "permuted": p.compared.no_pos.logits_permuted},
+                              "Class logits without positions", labels), c1)
+    chart(charts.grouped_bars({"original": p.compared.pos.logits, "permuted": p.compared.pos.logits_permuted},
+                              f"Class logits {with_positions(pos_embed)}", labels), c2)
+    chart(charts.log_strip({"without positions": p.random.no_pos, with_positions(pos_embed): p.random.pos},
+                           "max |Δ logits| over 100 random permutations (log scale; exact zeros drawn at 1e-18)",
+                           "max |Δ logits|"))
     return kind, p
 
 
@@ -128,16 +135,14 @@ def change_section(cfg: SymmetryConfig) -> tuple[int, dict]:
     N = vcfg.num_patches
     labels = [f"class {k}" for k in range(vcfg.num_classes)]
     st.subheader("2 · Change one patch")
-    patch = st.slider("Patch to brighten (+3 on every pixel, as the seed)", 0, N - 1, 0, key="change_patch")
+    patch = st.slider("Patch to brighten (+3 on every pixel, as the seed)", 0, N - 1, 0, key="change_patch", bind=URL)
     ch = cached_change(cfg, patch)
     c1, c2, c3 = st.columns(3)
-    c1.plotly_chart(charts.image_with_patch_grid(shown(ch.image), vcfg.patch_size, patch, "Changed image"), width="stretch")
-    c2.plotly_chart(charts.grid_map(ch.embedding_change, "‖Δ embedding‖ per patch (before attention)", text_fmt=".2g"),
-                    width="stretch")
-    c3.plotly_chart(charts.grid_map(ch.output_change, "‖Δ output‖ per patch (after the encoder)", text_fmt=".2g"),
-                    width="stretch")
-    st.plotly_chart(charts.grouped_bars({"original": ch.logits, "changed": ch.logits_changed},
-                                        "Class logits before and after the change", labels), width="stretch")
+    chart(charts.image_with_patch_grid(shown(ch.image), vcfg.patch_size, patch, "Changed image (red box)"), c1)
+    chart(charts.grid_map(ch.embedding_change, "‖Δ embedding‖ per patch, before attention", text_fmt=".2g"), c2)
+    chart(charts.grid_map(ch.output_change, "‖Δ output‖ per patch, after the encoder", text_fmt=".2g"), c3)
+    chart(charts.grouped_bars({"original": ch.logits, "changed": ch.logits_changed},
+                              "Class logits before and after the change", labels))
     return patch, ch
 
 
@@ -149,28 +154,28 @@ def attention_section(cfg: SymmetryConfig) -> tuple[int, int, dict]:
     st.info("These attention weights come from an **untrained** model. They show how the architecture routes information, "
             "not what a trained model finds important: this is not a saliency map and not a detector.")
     case_names = [label for _, label, _, _ in SEED_CASES] + ["Any position"]
-    case = st.radio("Bright 4×4 patch", case_names, horizontal=True, key="att_case")
+    case = st.radio("Bright 4×4 patch", case_names, horizontal=True, key="att_case", bind=URL)
     if case == "Any position":
         c1, c2 = st.columns(2)
-        row = c1.slider("Row", 0, G - 1, 2, key="att_row")
-        col = c2.slider("Column", 0, G - 1, 1, key="att_col")
+        row = c1.slider("Row", 0, G - 1, 2, key="att_row", bind=URL)
+        col = c2.slider("Column", 0, G - 1, 1, key="att_col", bind=URL)
     else:
         _, _, row, col = SEED_CASES[case_names.index(case)]
     a = cached_attention(cfg, row, col)
     cols = st.columns(1 + vcfg.num_heads)
-    cols[0].plotly_chart(charts.image_figure(a.image, "Input image"), width="stretch")
+    chart(charts.image_with_patch_grid(a.image, vcfg.patch_size, row * G + col, "Input image: the bright patch "
+                                       "(white, red box) on black"), cols[0])
     vmax = float(a.class_to_patch.max())
     for h in range(vcfg.num_heads):
-        cols[1 + h].plotly_chart(charts.grid_map(a.class_to_patch[h], f"Head {h}: class → patch", zmin=0, zmax=vmax),
-                                 width="stretch")
+        chart(charts.grid_map(a.class_to_patch[h], f"Head {h}: class → patch", zmin=0, zmax=vmax), cols[1 + h])
     m = st.columns(2 + vcfg.num_heads)
     for h in range(vcfg.num_heads):
         m[h].metric(f"Head {h} class self-weight", f"{a.self_weight[h]:.4f}")
     m[-2].metric("Row sum (every head)", f"{a.row_sum.min():.6f}")
     m[-1].metric("Tokens", N + int(vcfg.class_token))
     c1, c2 = st.columns(2)
-    c1.plotly_chart(charts.bar_figure(a.patch_embedding, f"Bright patch embedding · {vcfg.embed_dim} features"), width="stretch")
-    c2.plotly_chart(charts.bar_figure(a.logits, "Untrained class logits", labels), width="stretch")
+    chart(charts.bar_figure(a.patch_embedding, f"Bright patch embedding · {vcfg.embed_dim} features"), c1)
+    chart(charts.bar_figure(a.logits, "Untrained class logits", labels), c2)
     return row, col, a
 
 
@@ -202,14 +207,32 @@ def what_to_notice(cfg: SymmetryConfig, kind: str, p: dict, patch: int, ch: dict
     bullets(notes)
 
 
+# What each exercise's "Show me" button sets: the controls that display its answer
+EXERCISE_SETTINGS = {
+    "shift": {"pos_embed": "none", "perm_kind": "shift", "shift_r": 0, "shift_c": 1},
+    "one-patch": {"change_patch": 0},
+    "sincos": {"pos_embed": "sincos", "perm_kind": "random"},
+}
+
+
+def show_me(ex) -> None:
+    def apply() -> None:
+        st.session_state.update(EXERCISE_SETTINGS[ex.key])
+
+    st.button("Show me on this page", key=f"do_{ex.key}", on_click=apply,
+              help="Sets the controls so the page shows the answer (after you have answered, ideally)")
+
+
 def main() -> None:
     intro()
     cfg = model_controls()
+    exercise_panel("symmetry", SYMMETRY_EXERCISES, (cfg,), show_me)
     claims_table(cfg)
     kind, p = shuffle_section(cfg)
     patch, ch = change_section(cfg)
     row, col, a = attention_section(cfg)
     what_to_notice(cfg, kind, p, patch, ch, row, col, a)
+    share_link()
     show_source(ViT, Attention, permute_and_compare, one_patch_change, verify)
 
 

@@ -14,7 +14,7 @@ def test_images_and_patch_grids():
     assert fig.data[0].type == "image" and fig.layout.title.text == "an image"
     assert charts.image_figure(img[:1]).data[0].type == "heatmap"
     grid = charts.image_with_patch_grid(img, 4, highlight=3, title="grid")
-    assert len(grid.layout.shapes) == 1 + 1 + 1 and len(grid.layout.annotations) == 4  # 2 lines, 1 box, 4 numbers
+    assert len(grid.layout.shapes) == 1 + 1 + 1 + 1 and len(grid.layout.annotations) == 4  # frame, 2 lines, box, 4 numbers
 
 
 def test_matrices_maps_and_bars():

@@ -72,4 +72,11 @@ def test_decoded_once_at_reduced_size_and_aspect_change_said():
     rgb, _, size = decode_upload(data)
     assert max(rgb.shape[:2]) <= 256 and size == (2000, 1000)
     _, notes = image_from_bytes(data, 16, 3)
-    assert any("aspect ratio 2000:1000 changed" in n for n in notes)
+    assert any("cropped to its central square (it was 2000x1000" in n for n in notes)
+
+
+def test_a_wide_upload_is_cropped_to_its_centre_not_squashed():
+    img = Image.new("RGB", (400, 200), "black")
+    img.paste(Image.new("RGB", (200, 200), "white"), (100, 0))  # the central square is white, the sides black
+    image, _ = image_from_bytes(encode(img), 16, 1)
+    assert image.min() > 0.99  # squashing would have pulled the black sides in

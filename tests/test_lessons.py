@@ -13,3 +13,13 @@ def test_the_lesson_list_is_the_pages_folder():
 def test_every_page_titles_itself_as_listed():
     for lesson in LESSONS:
         assert f'page_header("{lesson.title}"' in (ROOT / lesson.page).read_text(), lesson.page
+
+
+def test_every_page_has_its_exercise_panel_with_as_many_exercises_as_listed():
+    from core.exercises import PATCHIFY_EXERCISES, SYMMETRY_EXERCISES
+    from core.generalization.exercises import EXERCISES
+
+    counts = {"patchify": len(PATCHIFY_EXERCISES), "symmetry": len(SYMMETRY_EXERCISES), "vit-vs-cnn": len(EXERCISES)}
+    for lesson in LESSONS:
+        assert f'exercise_panel("{lesson.progress_key}"' in (ROOT / lesson.page).read_text(), lesson.page
+        assert counts[lesson.progress_key] == lesson.exercises >= 2

@@ -74,3 +74,31 @@ def test_single_choice_settings_are_text_not_a_slider_that_raises():
     assert_clean(at)
     assert any("Conv stride: **1** (the only choice here)" in md.value for md in at.markdown)
     assert any("Stride 1 < kernel 2" in md.value for md in at.markdown)
+
+
+def test_a_link_reproduces_the_settings_and_the_numbers():
+    at = page(PAGE, query={"size": "32", "patch_32": "8", "channels": "1", "wrong_order": "true"})
+    assert_clean(at)
+    assert metric(at, "Patches N") == "16" and metric(at, "Values per patch") == "64"
+    assert at.toggle(key="wrong_order").value is True
+    assert at.get("code")[-1].proto.code_text.startswith("?")  # the link shown names the same settings
+    assert {"size=32", "patch_32=8", "channels=1"} <= set(at.get("code")[-1].proto.code_text[1:].split("&"))
+
+
+def test_exercise_show_me_sets_the_controls_and_check_explains():
+    at = page(PAGE)
+    at.button(key="do_tokens").click().run()
+    assert metric(at, "Tokens with [CLS]") == "257"
+    at.radio(key="answer_patchify_tokens").set_value("256").run()
+    at.button(key="check_patchify_tokens").click().run()
+    assert any("Not quite" in e.value and "**257**" in e.value for e in at.error)
+    at.radio(key="answer_patchify_tokens").set_value("257").run()
+    at.button(key="check_patchify_tokens").click().run()
+    assert any("Right" in s.value for s in at.success) and at.session_state["progress"] == {"patchify/tokens": True}
+
+
+def test_wrong_order_metric_says_not_rounding_without_an_arrow():
+    at = page(PAGE)
+    at.toggle(key="wrong_order").set_value(True).run()
+    m = next(m for m in at.metric if m.label == "max |linear − conv|")
+    assert "not rounding" in m.proto.delta and "e+" in m.proto.delta

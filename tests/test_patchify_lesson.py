@@ -50,3 +50,15 @@ def test_upload_is_resized_and_converted():
 def test_bad_config_lists_valid_sizes():
     with pytest.raises(ValueError, match=r"patch size 5 does not divide image size 16.*\[1, 2, 4, 8, 16\]"):
         run_patchify(PatchifyConfig(patch_size=5))
+
+
+def test_wrong_order_shows_the_rows_the_linear_map_reads():
+    import torch
+
+    from core.images import as_batch
+    from core.patchify import patchify
+
+    r = run_patchify(PatchifyConfig(wrong_flatten_order=True))
+    x = as_batch(r.image, torch.float64)
+    assert np.array_equal(r.tokens, patchify(x, 4, pixels_first=True)[0].numpy())
+    assert not np.array_equal(r.tokens, patchify(x, 4)[0].numpy())

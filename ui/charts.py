@@ -28,6 +28,8 @@ def image_figure(image: np.ndarray, title: str = "") -> go.Figure:
     else:
         rgb = (np.clip(image.transpose(1, 2, 0), 0, 1) * 255).astype(np.uint8)
         fig.add_trace(go.Image(z=rgb, hovertemplate="x=%{x} y=%{y} rgb=%{z}<extra></extra>"))
+    # A thin frame: a white patch at the image's edge would otherwise melt into the white page
+    fig.add_shape(type="rect", x0=-0.5, x1=W - 0.5, y0=-0.5, y1=H - 0.5, line=dict(color="#6b7280", width=1))
     fig.update_layout(title=title)
     return _square(fig)
 
@@ -38,21 +40,23 @@ def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | N
     C, H, W = image.shape
     fig = image_figure(image, title)
     gh, gw = H // patch_size, W // patch_size
-    for k in range(1, gw):
-        fig.add_vline(x=k * patch_size - 0.5, line=dict(color="#f59e0b", width=1))
-    for k in range(1, gh):
-        fig.add_hline(y=k * patch_size - 0.5, line=dict(color="#f59e0b", width=1))
+    # Shapes and annotations are built as lists and set once: Plotly's add_* copies every earlier one on
+    # each call, which makes a 16x16 grid take seconds instead of milliseconds.
+    grid = dict(type="line", line=dict(color="#f59e0b", width=1), xref="x", yref="y")
+    shapes = [dict(grid, x0=k * patch_size - 0.5, x1=k * patch_size - 0.5, y0=-0.5, y1=H - 0.5) for k in range(1, gw)]
+    shapes += [dict(grid, y0=k * patch_size - 0.5, y1=k * patch_size - 0.5, x0=-0.5, x1=W - 0.5) for k in range(1, gh)]
+    annotations = []
     if gh * gw <= 256:
         font = 14 if gh * gw <= 16 else 10 if gh * gw <= 64 else 7
-        for r in range(gh):
-            for c in range(gw):
-                fig.add_annotation(x=c * patch_size + (patch_size - 1) / 2, y=r * patch_size + (patch_size - 1) / 2,
-                                   text=str(labels[r * gw + c] if labels is not None else r * gw + c), showarrow=False,
-                                   font=dict(color="white", size=font), bgcolor="rgba(17,24,39,0.75)")
+        annotations = [dict(x=c * patch_size + (patch_size - 1) / 2, y=r * patch_size + (patch_size - 1) / 2,
+                            text=str(labels[r * gw + c] if labels is not None else r * gw + c), showarrow=False,
+                            font=dict(color="white", size=font), bgcolor="rgba(17,24,39,0.75)")
+                       for r in range(gh) for c in range(gw)]
     if highlight is not None:
         r, c = divmod(highlight, gw)
-        fig.add_shape(type="rect", x0=c * patch_size - 0.5, x1=(c + 1) * patch_size - 0.5,
-                      y0=r * patch_size - 0.5, y1=(r + 1) * patch_size - 0.5, line=dict(color="#ef4444", width=3))
+        shapes.append(dict(type="rect", x0=c * patch_size - 0.5, x1=(c + 1) * patch_size - 0.5, xref="x", yref="y",
+                           y0=r * patch_size - 0.5, y1=(r + 1) * patch_size - 0.5, line=dict(color="#ef4444", width=3)))
+    fig.update_layout(shapes=list(fig.layout.shapes) + shapes, annotations=annotations)
     return fig
 
 
@@ -236,12 +240,19 @@ def sweep_figure(rows: list[dict], axis_title: str, log_x: bool = False, height:
     return fig
 
 
-def patch_row_figure(row: np.ndarray, title: str, channels: int, patch_size: int, height: int = 200) -> go.Figure:
-    """One flattened patch as a row of values, with a line between its channel blocks."""
-    fig = matrix_figure(row[None], title, "value index", "", colorscale="gray", symmetric=False, height=height,
+def patch_row_figure(row: np.ndarray, title: str, channels: int, patch_size: int, height: int = 200,
+                     pixels_first: bool = False) -> go.Figure:
+    """One flattened patch as a row of values: channel blocks split by lines in the right order; in the
+    wrong (pixels-first) order each pixel's channels sit side by side, so lines split the pixels instead."""
+    fig = matrix_figure(row[None], title, "value index: pixel, then channel" if pixels_first else
+                        "value index: channel, then pixel", "", colorscale="gray", symmetric=False, height=height,
                         zmin=0, zmax=1)
-    for ch in range(1, channels):
-        fig.add_vline(x=ch * patch_size * patch_size - 0.5, line=dict(color="#ef4444", width=2))
+    if pixels_first:
+        cuts, width = ([px * channels for px in range(1, patch_size * patch_size)] if channels > 1 else []), 1
+    else:
+        cuts, width = [ch * patch_size * patch_size for ch in range(1, channels)], 2
+    fig.update_layout(shapes=[dict(type="line", x0=x - 0.5, x1=x - 0.5, y0=0, y1=1, xref="x", yref="paper",
+                                   line=dict(color="#ef4444", width=width)) for x in cuts])
     return fig
 
 
