@@ -1,7 +1,6 @@
 """Lesson 2: without positions a ViT cannot tell where a patch was. Test the seed module's four claims live."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core.exercises import SYMMETRY_EXERCISES
@@ -81,10 +80,10 @@ def model_controls() -> SymmetryConfig:
 
 def claims_table(cfg: SymmetryConfig) -> None:
     st.subheader("The four claims, measured now")
-    claims = cached_claims(cfg)
-    table = pd.DataFrame([{"result": "PASS" if c.passed else "FAIL", "claim": c.claim, "measured": f"{c.value:.3g}",
-                           "tolerance": f"{c.tolerance:g}", "detail": c.detail} for c in claims])
-    st.table(table.set_index("result"))  # a static table wraps long text; a dataframe cuts it off
+    # One line per claim (text wraps on any screen; a table would be cut off or scroll sideways)
+    for c in cached_claims(cfg):
+        mark = "✅ **PASS**" if c.passed else "❌ **FAIL**"
+        st.markdown(f"{mark} · {c.claim}: measured **{c.value:.3g}** (tolerance {c.tolerance:g}). {c.detail}")
 
 
 def shuffle_section(cfg: SymmetryConfig) -> tuple[str, dict]:

@@ -92,3 +92,26 @@ def test_pages_build_no_figures_themselves():
         text = path.read_text()
         assert "go.Figure" not in text and "add_trace" not in text and "update_layout" not in text, path
         assert "plotly" not in " ".join(imports(path)), path
+
+
+SETTING_WIDGETS = {"slider", "select_slider", "radio", "selectbox", "multiselect", "number_input", "toggle", "checkbox",
+                   "text_input", "segmented_control", "pills"}
+NOT_IN_THE_LINK = ("predict", "answer_")  # a learner's own answers: a shared link must not carry them
+
+
+def test_every_setting_control_is_in_the_link():
+    """Each keyed control of every page is bound to the URL's query parameters (bind=URL), so a link
+    reproduces the page: only the learner's answers are left out, on purpose."""
+    unbound = []
+    for path in [*(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py"), ROOT / "app.py"]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in SETTING_WIDGETS):
+                continue
+            kw = {k.arg: k.value for k in node.keywords}
+            if "key" not in kw:
+                continue
+            key = ast.unparse(kw["key"])
+            if "bind" not in kw and not any(key.strip("f'\"").startswith(p) for p in NOT_IN_THE_LINK):
+                unbound.append(f"{path.name}:{node.lineno} key={key}")
+    assert not unbound, unbound

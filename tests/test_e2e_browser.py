@@ -56,8 +56,8 @@ class BrowserErrors(list):
         return others + failed_loads[self.probes:]
 
 
-def open_page(browser, url):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+def open_page(browser, url, width: int = 1400, height: int = 1000):
+    context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     errors = BrowserErrors(page)
     page.goto(url)
@@ -74,6 +74,7 @@ def test_every_page_opens_by_its_own_url_on_a_fresh_server(browser, path):
         assert n >= min_charts
         assert page.locator("[data-testid=stException]").count() == 0
         assert errors.real() == []
+        assert serious_accessibility_violations(page) == []
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.set_viewport_size({"width": 1400, "height": 4000})
         page.wait_for_timeout(500)
@@ -81,17 +82,85 @@ def test_every_page_opens_by_its_own_url_on_a_fresh_server(browser, path):
         page.context.close()
 
 
-def test_a_slider_moved_with_the_keyboard_changes_a_chart(browser):
+def serious_accessibility_violations(page) -> list[str]:
+    """axe-core's scan of the page as drawn: every serious or critical violation, as "rule: where"."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    violations = Axe().run(page).response["violations"]
+    return [f"{v['id']}: {v['nodes'][0]['target']} {v['nodes'][0].get('failureSummary', '')[:300]}"
+            for v in violations if v["impact"] in ("serious", "critical")]
+
+
+OVERLAPS = """() => {
+  // Any two text labels inside one Plotly chart that overlap (gallery captions, cell numbers), and any chart
+  // that sticks out of the viewport
+  const bad = [];
+  const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    const r = plot.getBoundingClientRect();
+    if (r.left < -1 || r.right > window.innerWidth + 1) bad.push('chart outside the viewport: ' + r.left + '..' + r.right);
+    const labels = [...plot.querySelectorAll('.annotation-text')].map(t => [t.textContent, t.getBoundingClientRect()]);
+    for (let i = 0; i < labels.length; i++)
+      for (let j = i + 1; j < labels.length; j++)
+        if (hit(labels[i][1], labels[j][1])) bad.push('overlap: ' + labels[i][0] + ' / ' + labels[j][0]);
+  }
+  return bad;
+}"""
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_every_page_reads_on_a_390_px_phone(browser, path):
+    """A phone: the sidebar starts closed (it would cover the page), nothing is wider than the screen,
+    no chart's labels overlap, and the accessibility scan passes at this size too."""
+    with streamlit_server() as (url, _, _):
+        page, errors = open_page(browser, f"{url}/{path}", width=390, height=844)
+        title, min_charts = PAGES[path]
+        page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+        wait_for_charts(page, min_charts, timeout=120)
+        sidebar = page.locator("[data-testid=stSidebar]")
+        assert sidebar.get_attribute("data-collapsed") == "true" and sidebar.bounding_box()["width"] == 0
+        widths = page.evaluate("() => [document.documentElement.scrollWidth, "
+                               "document.querySelector('[data-testid=stMainBlockContainer]').scrollWidth]")
+        assert max(widths) <= 390, widths
+        assert page.evaluate(OVERLAPS) == []
+        assert serious_accessibility_violations(page) == []
+        assert errors.real() == []
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.set_viewport_size({"width": 390, "height": 6000})
+        page.wait_for_timeout(500)
+        page.screenshot(path=SHOTS / f"phone_{path or 'home'}.png")
+        page.context.close()
+
+
+def test_a_control_changed_in_the_browser_gives_a_link_that_reopens_it_on_a_fresh_server(browser):
     with streamlit_server() as (url, _, _):
         page, errors = open_page(browser, f"{url}/Patchify")
         wait_for_charts(page, 7)
-        title = page.locator(".js-plotly-plot .gtitle", has_text=re.compile(r"Flatten \+ Linear"))
-        assert "16×16" in title.first.text_content()
-        slider = page.get_by_role("slider", name="Embedding width D")
+        assert page.get_by_text("Flatten + Linear: 16×16").count() == 1
+        slider = page.get_by_role("slider", name="Embedding width D")  # moved with the keyboard
         slider.focus()
         slider.press("ArrowRight")
-        page.wait_for_function("() => [...document.querySelectorAll('.gtitle')].some(t => t.textContent.includes('16×17'))",
-                               timeout=30_000)
+        page.get_by_text("Flatten + Linear: 16×17").wait_for(timeout=30_000)
+        wait_for_charts(page, 7)
+        assert "embed_dim=17" in page.url
+        shown = page.locator("[data-testid=stSidebar] [data-testid=stCode]").last.inner_text().strip()
+        assert shown.endswith("?embed_dim=17") and shown.startswith("http"), shown
+        assert errors.real() == []
+        page.context.close()
+    with streamlit_server() as (url, _, _):  # another server, started afresh
+        page, errors = open_page(browser, f"{url}/Patchify?embed_dim=17")
+        wait_for_charts(page, 7)
+        assert page.get_by_text("Flatten + Linear: 16×17").count() == 1
+        assert errors.real() == []
+
+
+def test_a_teachers_link_opens_that_experiment_on_a_fresh_server(browser):
+    with streamlit_server() as (url, _, _):
+        page, errors = open_page(browser, f"{url}/ViT_vs_CNN?n_train=3000")
+        wait_for_charts(page, 7, timeout=300)
+        metric = page.locator("[data-testid=stMetric]", has_text="ViT (lesson) · test (unseen)")
+        assert "56.9%" in metric.inner_text()
+        assert page.get_by_text("3000 training images at centres 5..10").count() == 1
         assert errors.real() == []
 
 

@@ -140,7 +140,7 @@ def accuracy_bars(rows: list[dict], title: str = "Accuracy per model (bars: mean
         fig.add_trace(go.Bar(x=[label(m) for m in models], y=means, name="train (seen positions)" if split == "train_acc"
                              else "test (unseen positions)", opacity=opacity, offsetgroup=split,
                              marker_color=[color(m) for m in models],
-                             text=[f"{v:.1%}" for v in means], textposition="outside"))
+                             text=[f"{v:.1%}" for v in means], textposition="outside", textfont=dict(color="#111827")))
         fig.add_trace(go.Box(x=[label(r["model"]) for r in rows], y=[r[split] for r in rows], offsetgroup=split,
                              boxpoints="all", pointpos=0, jitter=0.3, fillcolor="rgba(0,0,0,0)", line_color="rgba(0,0,0,0)",
                              marker=dict(color="#111827", size=7), showlegend=False, name=f"{split}, per seed",

@@ -24,7 +24,7 @@ def exercise_panel(lesson: str, exercises: Sequence[Exercise], context: tuple = 
     to answer ``ex`` (a preset button, say)."""
     done = progress()
     right = sum(done.get(f"{lesson}/{ex.key}", False) for ex in exercises)
-    with st.expander(f"📝 Exercises: {right} of {len(exercises)} answered right", expanded=right < len(exercises)):
+    with st.expander(f"Exercises: {right} of {len(exercises)} answered right", expanded=right < len(exercises)):
         for number, ex in enumerate(exercises, start=1):
             _exercise(lesson, number, ex, context, do)
 
