@@ -18,12 +18,14 @@ def test_equal_runs_are_equal_keys():
 def test_presets_use_registered_models_and_inclusive_ranges():
     assert LESSON.data.train_range == (5, 10) and LESSON.data.test_range == (3, 4)
     assert all(set(c.models) <= set(REGISTRY) for c in PRESETS.values())
-    assert not LESSON.data.overlap and DataConfig(train_range=(5, 10), test_range=(3, 5)).overlap
+    assert DataConfig(train_range=(5, 10), test_range=(3, 4)).test_range == (3, 4)  # touching, not overlapping
 
 
 @pytest.mark.parametrize("build,message", [
     (lambda: DataConfig(train_range=(1, 10)), "1..10 does not fit"),
     (lambda: DataConfig(train_range=(8, 5)), "empty"),
+    (lambda: DataConfig(train_range=(5, 10), test_range=(3, 5)), "test centres 3..5 overlap training centres 5..10"),
+    (lambda: DataConfig(train_range=(3, 12), test_range=(3, 4)), "overlap"),
     (lambda: DataConfig(n_train=0), "n_train must be in 1.."),
     (lambda: DataConfig(data_seed=-1), "data_seed"),
     (lambda: ModelConfig(patch_size=0), "patch_size=0"),

@@ -102,3 +102,13 @@ def test_wrong_order_metric_says_not_rounding_without_an_arrow():
     at.toggle(key="wrong_order").set_value(True).run()
     m = next(m for m in at.metric if m.label == "max |linear − conv|")
     assert "not rounding" in m.proto.delta and "e+" in m.proto.delta
+
+
+def test_show_numbers_puts_a_table_under_every_chart():
+    at = page(PAGE)
+    charts = len(at.get("plotly_chart"))
+    assert not at.dataframe
+    at.toggle(key="numbers").set_value(True).run()
+    assert_clean(at)
+    assert len(at.dataframe) >= charts  # one per trace: maps, bars and the images too (r, g, b per pixel)
+    assert at.dataframe[1].value.shape == (16, 48)  # after the image: the token sequence, as drawn: 16 patches x 48 values

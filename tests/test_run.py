@@ -10,14 +10,17 @@ from core.generalization.run import run, sweep
 TINY = PRESETS["tiny"]
 
 
-def test_tiny_preset_trains_and_cnn_beats_chance_at_unseen_positions():
+def test_tiny_preset_is_the_lesson_in_seconds():
+    """Its ViT fits its training images (every seed) and still fails at unseen positions, where the CNN
+    does not: a small preset that shows the lesson's gap, not a ViT too small to learn anything."""
     seen = []
     result = run(TINY, progress=lambda m, s, stats, done, total: seen.append((m, stats.epoch, done, total)))
     assert result.complete
-    by_model = {r.model: r for r in result.rows}
-    assert by_model["cnn"].test_acc > 0.75
-    assert len(seen) == 2 * TINY.train.epochs and seen[-1][2] == seen[-1][3]
-    assert len(result.test_predictions) == 2 * TINY.data.n_test
+    s = summary(result)
+    assert all(r.train_acc >= 0.95 for r in result.rows), [(r.model, r.seed, r.train_acc) for r in result.rows]
+    assert s["cnn"].test_mean > 0.95 and s["cnn"].test_mean - s["vit"].test_mean > 0.3
+    assert len(seen) == len(TINY.jobs) * TINY.train.epochs and seen[-1][2] == seen[-1][3]
+    assert len(result.test_predictions) == len(TINY.jobs) * TINY.data.n_test
     assert {c.model for c in result.curves} == {"vit", "cnn"}
     json.dumps(result.to_json(), allow_nan=False)  # strict JSON
 

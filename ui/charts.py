@@ -258,8 +258,8 @@ def patch_row_figure(row: np.ndarray, title: str, channels: int, patch_size: int
 
 def figure_tables(fig: go.Figure) -> list[tuple[str, pd.DataFrame]]:
     """A figure's values as tables, one per trace: the "Show numbers" alternative to looking at a chart.
-    Maps are tables as drawn (rows = y, columns = x); bars, lines and dots are (x, y) rows; photos are
-    left out (their pixels are the picture)."""
+    Maps are tables as drawn (rows = y, columns = x); colour images give each pixel's "r, g, b" (0-255);
+    bars, lines and dots are (x, y) rows."""
     meta = fig.layout.meta
     if isinstance(meta, dict) and meta.get("table"):
         return [("one row per picture", pd.DataFrame(meta["table"]))]
@@ -271,6 +271,10 @@ def figure_tables(fig: go.Figure) -> list[tuple[str, pd.DataFrame]]:
             rows = list(trace.y) if trace.y is not None else list(range(z.shape[0]))
             cols = list(trace.x) if trace.x is not None else list(range(z.shape[1]))
             out.append((f"{name}: rows are y, columns x", pd.DataFrame(z, index=rows, columns=cols)))
+        elif trace.type == "image":
+            z = np.asarray(trace.z)
+            cells = [[", ".join(str(int(v)) for v in px) for px in row] for row in z]
+            out.append((f"{name}: each pixel's r, g, b (0-255); rows are y, columns x", pd.DataFrame(cells)))
         elif trace.type in ("bar", "scatter", "box"):
             x = list(trace.x) if trace.x is not None else list(range(len(trace.y)))
             y = list(trace.y) if trace.y is not None else [None] * len(x)

@@ -1,0 +1,31 @@
+from dataclasses import replace
+
+from core.generalization.config import PRESETS
+from core.generalization.exercises import EXERCISES
+from core.generalization.results import load_fresh_shipped
+
+
+def test_each_exercise_is_answered_from_its_presets_shipped_run():
+    shipped = load_fresh_shipped()
+    answers = {ex.key: ex.answer(shipped.get) for ex in EXERCISES}
+    # more data: not distinguishable from chance; finer patches: as good as the CNN within 3 seeds; hybrid: chance
+    assert [answers[k].correct for k in ("more-data", "finer-patches", "hybrid")] == [2, 0, 2]
+    assert "72 distinct" in answers["more-data"].explanation
+    assert "seed 2 78%" in answers["finer-patches"].explanation and "float rounding" in answers["finer-patches"].explanation
+    assert all(ex.preset in PRESETS for ex in EXERCISES)
+
+
+def test_without_a_run_the_exercise_asks_for_it():
+    answer = EXERCISES[0].answer(lambda cfg: None)
+    assert answer.correct is None and "exercise-1" in answer.explanation
+
+
+def test_the_answer_follows_the_run():
+    """A run in which every ViT seed scored 100 % would make 'substantially' the answer."""
+    shipped = load_fresh_shipped()
+
+    def perfect(cfg):
+        r = shipped[cfg]
+        return replace(r, rows=[replace(x, test_acc=1.0) for x in r.rows])
+
+    assert EXERCISES[0].answer(perfect).correct == 0
