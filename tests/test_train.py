@@ -61,3 +61,29 @@ def test_bad_arguments_are_refused():
     data = make_data(TINY.data)
     with pytest.raises(ValueError, match="epochs=0"):
         train(build("cnn", TINY.model, 16, 0), data.Xtr, data.ytr, data.Xte, data.yte, epochs=0)
+
+
+def test_evaluation_is_chunked_so_its_memory_is_bounded():
+    """Train and test logits are computed EVAL_CHUNK images at a time (3000 images at once once took GBs)."""
+    import torch.nn as nn
+
+    from core.train import EVAL_CHUNK, predict
+
+    class Recorder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.zeros(1))
+            self.batches = []
+
+        def forward(self, x):
+            self.batches.append(len(x))
+            return x.flatten(1).sum(1) * self.w
+
+    m = Recorder()
+    X = torch.rand(EVAL_CHUNK * 2 + 5, 1, 4, 4)
+    out = predict(m, X)
+    assert out.shape == (len(X),) and m.batches == [EVAL_CHUNK, EVAL_CHUNK, 5]
+    m.batches.clear()
+    train(m, X, torch.zeros(len(X)), X[:10], torch.zeros(10), epochs=1)
+    # one full-batch step (every distinct image), then the evaluation in chunks: train set, then test set
+    assert m.batches == [len(X), EVAL_CHUNK, EVAL_CHUNK, 5, 10]

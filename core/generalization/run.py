@@ -23,7 +23,7 @@ from core.generalization.models import build, spec
 from core.generalization.planning import MAX_SWEEP_COST, check_cost, plan, relative_cost
 from core.generalization.pool import Job, Pool, server_pool
 from core.generalization.results import CurvePoint, PositionScore, RunResult, SeedResult, TestPrediction
-from core.train import EpochStats, train
+from core.train import EpochStats, predict, train
 
 # progress(model, seed, stats, done_epochs, total_epochs) -> False to stop
 Progress = Callable[[str, int, EpochStats, int, int], bool | None]
@@ -59,8 +59,7 @@ def _collect_predictions(part: RunResult, name: str, seed: int, test_logits: tor
         cx, cy = data.test_centres[i]
         part.test_predictions.append(TestPrediction(name, seed, i, int(cx), int(cy), int(y), float(p),
                                                     bool((p > 0.5) == (y > 0.5))))
-    with torch.no_grad():
-        grid_pred = (model(data.grid_X) > 0).float().numpy()
+    grid_pred = (predict(model, data.grid_X) > 0).float().numpy()
     for (cx, cy), y, pred in zip(data.grid_centres, data.grid_y.numpy(), grid_pred, strict=True):
         part.position_map.append(PositionScore(name, seed, "plus" if y == 0 else "circle", int(cx), int(cy),
                                                float(pred == y)))
