@@ -65,7 +65,7 @@ def open_page(browser, url, width: int = 1400, height: int = 1000):
 
 
 @pytest.mark.parametrize("path", list(PAGES))
-def test_every_page_opens_by_its_own_url_on_a_fresh_server(browser, path):
+def test_every_page_opens_by_its_own_url_on_a_fresh_server_on_a_desktop_and_a_phone(browser, path):
     with streamlit_server() as (url, _, _):
         page, errors = open_page(browser, f"{url}/{path}")
         title, min_charts = PAGES[path]
@@ -80,6 +80,7 @@ def test_every_page_opens_by_its_own_url_on_a_fresh_server(browser, path):
         page.wait_for_timeout(500)
         page.screenshot(path=SHOTS / f"{path or 'home'}.png")
         page.context.close()
+        reads_on_a_phone(browser, url, path)
 
 
 def serious_accessibility_violations(page) -> list[str]:
@@ -108,28 +109,26 @@ OVERLAPS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("path", list(PAGES))
-def test_every_page_reads_on_a_390_px_phone(browser, path):
-    """A phone: the sidebar starts closed (it would cover the page), nothing is wider than the screen,
+def reads_on_a_phone(browser, url, path):
+    """A 390 px phone: the sidebar starts closed (it would cover the page), nothing is wider than the screen,
     no chart's labels overlap, and the accessibility scan passes at this size too."""
-    with streamlit_server() as (url, _, _):
-        page, errors = open_page(browser, f"{url}/{path}", width=390, height=844)
-        title, min_charts = PAGES[path]
-        page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
-        wait_for_charts(page, min_charts, timeout=120)
-        sidebar = page.locator("[data-testid=stSidebar]")
-        assert sidebar.get_attribute("data-collapsed") == "true" and sidebar.bounding_box()["width"] == 0
-        widths = page.evaluate("() => [document.documentElement.scrollWidth, "
-                               "document.querySelector('[data-testid=stMainBlockContainer]').scrollWidth]")
-        assert max(widths) <= 390, widths
-        assert page.evaluate(OVERLAPS) == []
-        assert serious_accessibility_violations(page) == []
-        assert errors.real() == []
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.set_viewport_size({"width": 390, "height": 6000})
-        page.wait_for_timeout(500)
-        page.screenshot(path=SHOTS / f"phone_{path or 'home'}.png")
-        page.context.close()
+    page, errors = open_page(browser, f"{url}/{path}", width=390, height=844)
+    title, min_charts = PAGES[path]
+    page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+    wait_for_charts(page, min_charts, timeout=120)
+    sidebar = page.locator("[data-testid=stSidebar]")
+    assert sidebar.get_attribute("data-collapsed") == "true" and sidebar.bounding_box()["width"] == 0
+    widths = page.evaluate("() => [document.documentElement.scrollWidth, "
+                           "document.querySelector('[data-testid=stMainBlockContainer]').scrollWidth]")
+    assert max(widths) <= 390, widths
+    assert page.evaluate(OVERLAPS) == []
+    assert serious_accessibility_violations(page) == []
+    assert errors.real() == []
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": 390, "height": 6000})
+    page.wait_for_timeout(500)
+    page.screenshot(path=SHOTS / f"phone_{path or 'home'}.png")
+    page.context.close()
 
 
 def test_a_control_changed_in_the_browser_gives_a_link_that_reopens_it_on_a_fresh_server(browser):

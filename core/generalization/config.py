@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 
 from core.generalization.model_config import ModelConfig
 from core.generalization.models import REGISTRY, spec
-from core.shapes import check_range
+from core.shapes import check_range, valid_centres
 
 MAX_IMAGES = 100_000
 MAX_EPOCHS = 100_000
@@ -46,8 +46,11 @@ class DataConfig:
         # test "seen" while every label on the page calls it unseen, so overlapping ranges are refused.
         (a, b), (c, d) = self.train_range, self.test_range
         if max(a, c) <= min(b, d):
+            lo, hi = valid_centres(self.img_size)[0], valid_centres(self.img_size)[-1]
+            free = [f"{x}..{y}" for x, y in ((lo, a - 1), (b + 1, hi)) if x <= y]
             raise ValueError(f"test centres {c}..{d} overlap training centres {a}..{b}: the test must be at unseen "
-                             f"positions (e.g. {a - 2}..{a - 1} or {b + 1}..{b + 2})")
+                             "positions, " + (f"within {' or '.join(free)}" if free else
+                                              f"so leave some of {lo}..{hi} out of the training range"))
 
 
 @dataclass(frozen=True)
