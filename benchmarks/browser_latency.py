@@ -43,7 +43,7 @@ OBSERVE = """() => {
 
 
 def load() -> str:
-    return "load %.2f %.2f %.2f" % os.getloadavg()
+    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def settle(page, t0: float, timeout: float = 300) -> float:
