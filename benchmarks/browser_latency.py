@@ -16,7 +16,9 @@ every number and text), so "every affected chart redrawn" is measured, not guess
   beside them the engine time of the same config from the command line (``python -m core generalization
   --json``, the ``seconds`` it reports), and the difference.
 
-``--json FILE`` also writes the medians (tests/test_browser_latency.py reads them to guard the targets).
+``--baseline DIR`` runs a second server from another checkout (say, ``git worktree add /tmp/before
+<commit>``) and alternates every try between the two, so both see the same machine load; it prints both
+medians and their ratio. ``--json FILE`` writes the medians (tests/test_browser_latency.py reads them).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ import statistics
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
+from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
@@ -51,8 +55,8 @@ def settle(page, t0: float, timeout: float = 300) -> float:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         running = page.locator("[data-testid=stStatusWidget]").count()
-        quiet = page.evaluate("() => performance.now() - window.__last")
-        if not running and quiet > QUIET * 1000:
+        changed, quiet = page.evaluate(f"() => [window.__last > {t0}, performance.now() - window.__last]")
+        if changed and not running and quiet > QUIET * 1000:
             return (page.evaluate("() => window.__last") - t0) / 1000
         page.wait_for_timeout(50)
     raise TimeoutError("the page never settled")
@@ -71,17 +75,25 @@ def open_done(browser, url: str, path: str) -> tuple[object, float]:
     return page, settle(page, page.evaluate("() => window.__t0"))
 
 
-def first_draw(browser, url: str, tries: int) -> dict[str, float]:
-    out = {}
+def report(what: str, times: dict[str, list[float]], out: dict[str, dict[str, float]]) -> None:
+    """Print one line per measurement: each side's median (and tries), and now/before when both ran."""
+    medians = {side: statistics.median(t) for side, t in times.items()}
+    for side, m in medians.items():
+        out.setdefault(side, {})[what] = m
+    line = "   ".join(f"{side} {m:5.2f} s ({', '.join(f'{t:.2f}' for t in times[side])})" for side, m in medians.items())
+    ratio = f"   now/before {medians['now'] / medians['before']:.2f}" if len(medians) == 2 else ""
+    print(f"{what:<48} {line}{ratio}   [{load()}]", flush=True)
+
+
+def first_draw(browser, sides, tries: int, out) -> None:
     for path in PAGES:
-        times = []
+        times: dict[str, list[float]] = {side: [] for side, _, _ in sides}
         for _ in range(tries):
-            page, seconds = open_done(browser, url, path)
-            times.append(seconds)
-            page.context.close()
-        out[f"/{path}"] = statistics.median(times)
-        print(f"first draw  /{path:<22} {out[f'/{path}']:5.2f} s   (tries {', '.join(f'{t:.2f}' for t in times)}; {load()})")
-    return out
+            for side, url, _ in sides:
+                page, seconds = open_done(browser, url, path)
+                times[side].append(seconds)
+                page.context.close()
+        report(f"first draw /{path}", times, out)
 
 
 def _slider(label: str, key: str):
@@ -99,7 +111,7 @@ def _radio(label: str):
 def _select(label: str, option: str):
     def act(page):
         page.get_by_role("combobox", name=label).click()
-        page.get_by_role("option", name=option).click()
+        page.get_by_role("option", name=option, exact=True).click()
     return act
 
 
@@ -114,65 +126,67 @@ CONTROLS = {
         "positional encoding": (_select("Positional encoding", "sincos"), _select("Positional encoding", "learned")),
         "patch to brighten": (_slider("Patch to brighten (+3 on every pixel, as the seed)", "ArrowRight"),
                               _slider("Patch to brighten (+3 on every pixel, as the seed)", "ArrowLeft")),
-        "bright patch case": (_radio("Bright patch at top left"), _radio("Bright patch near the middle")),
+        "bright patch case": (_radio("Bright patch near the middle"), _radio("Bright patch at top left")),
     },
 }
 
 
-def control_change(browser, url: str, tries: int) -> dict[str, float]:
-    out = {}
+def control_change(browser, sides, tries: int, out) -> None:
     for path, controls in CONTROLS.items():
-        page, _ = open_done(browser, url, path)
+        pages = {side: open_done(browser, url, path)[0] for side, url, _ in sides}
         for name, (there, back) in controls.items():
-            times = []
+            times: dict[str, list[float]] = {side: [] for side in pages}
             for i in range(tries):
-                t0 = page.evaluate("() => performance.now()")
-                (there if i % 2 == 0 else back)(page)
-                times.append(settle(page, t0))
-            out[f"/{path} · {name}"] = statistics.median(times)
-            print(f"control     /{path} · {name:<20} {out[f'/{path} · {name}']:5.2f} s   "
-                  f"(tries {', '.join(f'{t:.2f}' for t in times)}; {load()})")
-        page.context.close()
-    return out
+                for side, page in pages.items():
+                    t0 = page.evaluate("() => performance.now()")
+                    (there if i % 2 == 0 else back)(page)
+                    times[side].append(settle(page, t0))
+            report(f"control /{path} · {name}", times, out)
+        for page in pages.values():
+            page.context.close()
 
 
-def engine_seconds(preset: str) -> float:
-    """The command line's engine time for a preset (what ``run`` reports), trained afresh."""
-    p = subprocess.run([sys.executable, "-m", "core", "generalization", "--preset", preset, "--json"], cwd=ROOT,
-                       capture_output=True, text=True, check=True)
+def engine_seconds(root, preset: str, *options: str) -> float:
+    """The command line's engine time for a config (what ``run`` reports), trained afresh."""
+    p = subprocess.run([sys.executable, "-m", "core", "generalization", "--preset", preset, *options, "--json"],
+                       cwd=root, capture_output=True, text=True, check=True)
     return json.loads(p.stdout)["seconds"]
 
 
-def run_to_results(browser, url: str, tries: int) -> dict[str, float]:
-    out = {}
+def run_once(browser, url: str, name: str, i: int) -> float:
+    page, _ = open_done(browser, url, "ViT_vs_CNN")
+    if name == "tiny":
+        # the tiny preset with 10 more epochs each try: a config the server has not run (no store hit)
+        page.get_by_role("button", name="tiny", exact=True).click()
+        settle(page, page.evaluate("() => performance.now()"))
+        slider = page.get_by_role("slider", name="Epochs (full-batch Adam steps)")
+        slider.focus()
+        for _ in range(i + 1):
+            slider.press("ArrowRight")
+        button = page.get_by_role("button", name="Run", exact=True)
+    else:
+        button = page.get_by_role("button", name="Re-run this setting live")
+    t0 = page.evaluate("() => performance.now()")
+    button.click()
+    page.get_by_text("trained on this server").first.wait_for(timeout=300_000)
+    seconds = settle(page, t0)
+    page.context.close()
+    return seconds
+
+
+def run_to_results(browser, sides, tries: int, out) -> None:
     for name in ("tiny", "lesson"):
-        times, engine = [], []
+        times: dict[str, list[float]] = {side: [] for side, _, _ in sides}
+        engine: dict[str, list[float]] = {side: [] for side, _, _ in sides}
         for i in range(tries):
-            page, _ = open_done(browser, url, "ViT_vs_CNN")
-            if name == "tiny":
-                # a new seed count each try, so the store never has it: the tiny preset, seeds 1 + (i % 5)
-                page.get_by_role("button", name="tiny", exact=True).click()
-                settle(page, page.evaluate("() => performance.now()"))
-                slider = page.get_by_role("slider", name="Seeds (0, 1, …)")
-                slider.focus()
-                for _ in range(3):
-                    slider.press("ArrowLeft" if i % 2 else "ArrowRight")
-                button = page.get_by_role("button", name="Run", exact=True)
-            else:
-                button = page.get_by_role("button", name="Re-run this setting live")
-            t0 = page.evaluate("() => performance.now()")
-            button.click()
-            page.get_by_text("trained on this server").first.wait_for(timeout=300_000)
-            times.append(settle(page, t0))
-            page.context.close()
-        for _ in range(tries):
-            engine.append(engine_seconds(name))
-        out[f"Run → results · {name}"] = statistics.median(times)
-        out[f"engine (CLI) · {name}"] = statistics.median(engine)
-        print(f"Run → results · {name:<7} {out[f'Run → results · {name}']:5.2f} s, engine {statistics.median(engine):.2f} s: "
-              f"+{out[f'Run → results · {name}'] - statistics.median(engine):.2f} s   "
-              f"(tries {', '.join(f'{t:.2f}' for t in times)}; {load()})")
-    return out
+            for side, url, root in sides:
+                times[side].append(run_once(browser, url, name, i))
+                options = ("--epochs", str(150 + 10 * (i + 1))) if name == "tiny" else ()
+                engine[side].append(engine_seconds(root, name, *options))
+        report(f"Run → results · {name}", times, out)
+        report(f"engine (CLI) · {name}", engine, out)
+        extra = {side: [t - e for t, e in zip(times[side], engine[side], strict=True)] for side in times}
+        report(f"Run → results over the engine · {name}", extra, out)
 
 
 def main() -> None:
@@ -180,20 +194,25 @@ def main() -> None:
     ap.add_argument("--tries", type=int, default=5)
     ap.add_argument("--only", nargs="*", choices=["first_draw", "control", "run"], default=["first_draw", "control", "run"])
     ap.add_argument("--json", help="write the medians to this file")
+    ap.add_argument("--baseline", type=Path, help="another checkout to measure alongside, try for try")
     args = ap.parse_args()
-    results: dict[str, float] = {}
-    with streamlit_server() as (url, startup, _), sync_playwright() as p:
-        print(f"server healthy after {startup:.1f} s; {os.cpu_count()} CPUs; {load()}")
+    out: dict[str, dict[str, float]] = {}
+    with ExitStack() as stack:
+        sides = []
+        for side, root in (("before", args.baseline), ("now", ROOT)) if args.baseline else (("now", ROOT),):
+            url, startup, _ = stack.enter_context(streamlit_server(root=root))
+            sides.append((side, url, root))
+            print(f"{side}: {root}, server healthy after {startup:.1f} s")
+        print(f"{os.cpu_count()} CPUs; {load()}")
+        p = stack.enter_context(sync_playwright())
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        if "first_draw" in args.only:
-            results |= first_draw(browser, url, args.tries)
-        if "control" in args.only:
-            results |= control_change(browser, url, args.tries)
-        if "run" in args.only:
-            results |= run_to_results(browser, url, args.tries)
+        for part, measure in (("first_draw", first_draw), ("control", control_change), ("run", run_to_results)):
+            if part in args.only:
+                measure(browser, sides, args.tries, out)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"load": os.getloadavg(), "medians": results}, f, indent=1)
+            json.dump({"load": os.getloadavg(), "medians": out["now"], **({"before": out["before"]} if args.baseline
+                                                                           else {})}, f, indent=1)
 
 
 if __name__ == "__main__":

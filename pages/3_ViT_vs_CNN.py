@@ -26,7 +26,7 @@ from core.generalization.model_config import POS_EMBEDS
 from core.generalization.models import REGISTRY, spec
 from core.generalization.planning import check_cost
 from core.generalization.results import RunResult, position_grid, summary
-from core.generalization.run import check_sweep_cost, run, sweep
+from core.generalization.run import check_sweep_cost, run, sweep, warm
 from core.generalization.verdict import PREDICTIONS, judge_prediction, verdicts
 from core.lesson_vit import LessonViT
 from core.shapes import make_dataset, make_image, possible_images, valid_centres
@@ -153,14 +153,14 @@ def train_live(cfg: GeneralizationConfig) -> RunResult:
     bar = st.progress(0.0, text="Starting…")
     live = st.empty()
     curves: list[dict] = []
-    start, last_bar, drawn = time.perf_counter(), 0.0, 0
+    start, last_bar, last_chart, drawn = time.perf_counter(), 0.0, 0.0, 0
 
     def on_wait(position: int) -> None:
         ahead = "you are next" if position == 0 else f"{position} run(s) ahead of you"
         bar.progress(0.0, text=f"Waiting for the server (other learners are training): {ahead}…")
 
     def progress(model, seed, stats, done, total):
-        nonlocal last_bar, drawn
+        nonlocal last_bar, last_chart, drawn
         if stats.test_acc is not None:
             curves.append({"model": model, "seed": seed, "epoch": stats.epoch, "test_acc": stats.test_acc})
         elapsed = time.perf_counter() - start
@@ -171,9 +171,10 @@ def train_live(cfg: GeneralizationConfig) -> RunResult:
         eta = elapsed / done * (total - done)
         bar.progress(done / total, text=f"{charts.label(model)}, seed {seed}: epoch {stats.epoch}/{cfg.train.epochs} · "
                                         f"loss {stats.loss:.3f} · {elapsed:.0f} s elapsed, about {eta:.0f} s left")
-        # Redraw only when new points arrived: the same figure twice in one run is a duplicate element
-        if len(curves) > drawn and (len(curves) - drawn >= 3 * len(cfg.models) or done == total):
-            drawn = len(curves)
+        # Redraw only when new points arrived (the same figure twice in one run is a duplicate element), and
+        # at most once a second: drawing a chart costs the browser, and the browser shares the machine
+        if len(curves) > drawn and (elapsed - last_chart >= 1.0 or done == total):
+            drawn, last_chart = len(curves), elapsed
             live.plotly_chart(charts.curves_figure(curves, "test_acc", "Test accuracy at unseen positions, live"),
                               width="stretch")
 
@@ -394,6 +395,10 @@ def main() -> None:
     except ValueError as exc:
         st.error(f"Cannot run this setting: {exc}")
         form_cfg, submitted = None, False
+    if form_cfg is not None and not submitted:
+        # Start the training workers while the visitor reads (each imports torch, ~1.5 s): Run then starts
+        # at once. Idle workers end after VITLAB_IDLE_SECONDS; any rerun of the page starts them again.
+        warm(form_cfg)
     cfg, result = choose_run(store, form_cfg, submitted, prediction)
     if result is None:
         st.info("This setting has not been run yet (or its run was interrupted). Press **Run** to train it.")

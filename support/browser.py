@@ -34,14 +34,15 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(python: str = sys.executable, timeout: float = 60):
-    """Start ``streamlit run app.py`` on a free local port; yield (base_url, seconds_to_healthy, process)."""
+def streamlit_server(python: str = sys.executable, timeout: float = 60, root: Path = ROOT):
+    """Start ``streamlit run app.py`` (of the checkout at ``root``) on a free local port; yield (base_url,
+    seconds_to_healthy, process)."""
     port = free_port()
     start = time.perf_counter()
     proc = subprocess.Popen([python, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                              "--server.port", str(port), "--server.address", "127.0.0.1",
                              "--browser.gatherUsageStats", "false"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         while True:

@@ -105,3 +105,22 @@ def test_workers_outlive_the_session_thread_that_started_them(pool):
     time.sleep(1.5)  # a worker tied to the thread that started it would be dead by now
     assert len(pool.idle) == 2 and all(w.alive() for w in pool.idle)
     assert run(TINY, workers=2, pool=pool).complete
+
+
+def test_warm_starts_idle_workers_within_the_budget_and_the_run_uses_them():
+    from core.generalization.planning import WORKER_BASE, Budget
+    from core.generalization.pool import Pool
+    from core.generalization.run import run, warm
+
+    pool = Pool(Budget(capacity=3 * WORKER_BASE, cores=2))
+    try:
+        assert warm(TINY, pool) == 2 and len(pool.idle) == 2
+        assert warm(TINY, pool) == 0  # already warm: nothing more
+        first = set(pool.idle)
+        result = run(TINY, pool=pool)
+        assert result.complete and set(pool.idle) == first  # the run took the warm workers and gave them back
+        tight = Pool(Budget(capacity=WORKER_BASE, cores=2))
+        assert tight.warm(3) == 1  # as many as the budget affords
+        tight.shutdown()
+    finally:
+        pool.shutdown()

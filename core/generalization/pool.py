@@ -18,11 +18,9 @@ The pool knows jobs, not experiments: a job is a function, its arguments and the
 from __future__ import annotations
 
 import atexit
-import os
 import pickle
 import queue
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -30,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.generalization.planning import WORKER_BASE, Budget, idle_seconds, server_budget
+from core.generalization.worker import start_worker_process
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,11 +44,9 @@ class Job:
 class Worker:
     """One worker process and a thread that turns its replies into queue items."""
 
-    def __init__(self, budget: Budget):
+    def __init__(self, budget: Budget, preload: tuple[str, ...] = (), proc: subprocess.Popen | None = None):
         self.budget = budget  # holds WORKER_BASE of it, taken by the caller, given back by kill()
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-        self.proc = subprocess.Popen([sys.executable, "-m", "core.generalization.worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, cwd=ROOT, env=env)
+        self.proc = proc or start_worker_process(preload)
         self.replies: queue.Queue | None = None
         self.idle_since = time.monotonic()
         self._ended = False
@@ -137,6 +134,26 @@ class Pool:
                 self._idle = [w for w in self._idle if w not in old]
             for w in old:
                 w.kill()
+
+    def warm(self, n: int, preload: tuple[str, ...] = (), procs: list[subprocess.Popen] | None = None) -> int:
+        """Have ``n`` idle workers ready before a run needs them (a visitor opening the training page, the
+        command line before its own imports), as far as the budget affords and nobody is waiting in its
+        line; ``procs``: worker processes already started, to adopt. Returns how many were added."""
+        procs = list(procs or [])
+        added = 0
+        with self._lock:
+            self._idle = [w for w in self._idle if w.alive() or w.kill()]
+            missing = n - len(self._idle)
+        while added < missing and not self.budget.waiting and self.budget.take(WORKER_BASE):
+            worker = Worker(self.budget, preload, procs.pop() if procs else None)
+            with self._lock:
+                self._idle.append(worker)
+            added += 1
+        for proc in procs:  # started but not affordable now: end them
+            proc.kill()
+        if added:
+            self._release([], reuse=True)  # starts the reaper: unused warm workers end after idle_seconds()
+        return added
 
     def shutdown(self) -> None:
         with self._lock:

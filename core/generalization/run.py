@@ -106,6 +106,15 @@ def run(cfg: GeneralizationConfig, progress: Progress | None = None, eval_every:
     return result
 
 
+def warm(cfg: GeneralizationConfig, pool: Pool | None = None, procs: list | None = None) -> int:
+    """Start now the workers a run of ``cfg`` would use (each imports torch and this module while the
+    visitor is still reading), so that Run does not wait for them; ``procs``: processes already started
+    to adopt (the command line starts them before its own imports). Returns how many were started."""
+    pool = pool or server_pool()
+    how = plan(cfg, pool.budget.capacity, pool.budget.cores, forced_workers())
+    return pool.warm(how.workers, preload=(__name__,), procs=procs)
+
+
 def _run_here(cfg, jobs, how, eval_every, on_progress, on_wait, pool: Pool) -> list[RunResult] | None:
     """Train in this process, one job at a time on one thread, like a worker (the smallest containers
     cannot hold a second torch runtime)."""

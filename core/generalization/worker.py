@@ -1,4 +1,5 @@
-"""A training worker process: ``python -m core.generalization.worker`` (started by ``pool.py``).
+"""A training worker process: ``python -m core.generalization.worker [module ...]`` (started by ``pool.py``;
+the modules are imported at once, before the first job arrives).
 
 Generic: it knows jobs, not experiments. It reads pickled jobs ``(index, function, args, map_big)`` on
 stdin, runs ``function(*args, report=...)`` on one thread, and writes pickled replies on stdout:
@@ -19,10 +20,23 @@ from __future__ import annotations
 
 import os
 import pickle
+import subprocess
 import sys
 import threading
 import time
 import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def start_worker_process(preload: tuple[str, ...] = ()) -> subprocess.Popen:
+    """Start ``python -m core.generalization.worker [modules to import at once]``. Starting one costs its
+    Python and torch imports (about 1.5 s here), which is why pools keep idle workers and start them early;
+    this module imports nothing heavy, so a caller can start workers before its own imports."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.Popen([sys.executable, "-m", "core.generalization.worker", *preload], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, cwd=ROOT, env=env)
 
 
 def _die_with_parent() -> None:
@@ -51,9 +65,13 @@ def main() -> None:
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout = sys.stderr  # nothing else may write to the reply channel
 
+    import importlib
+
     import torch
 
     torch.set_num_threads(1)  # one thread per job: see pool.py
+    for module in sys.argv[1:]:  # what the first job will need, imported while the worker waits for it
+        importlib.import_module(module)
 
     def reply(message) -> None:
         pickle.dump(message, channel)
