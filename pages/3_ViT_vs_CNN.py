@@ -37,6 +37,7 @@ from ui.results_store import result_store
 from ui.widgets import URL, bullets, chart, page_header, share_link, show_source
 
 CENTRES = list(valid_centres(16))
+WARM_DELAY = 5.0  # seconds after the page opens: its first draw takes about that long on a 2-core machine
 LESSON = PRESETS["lesson"]
 # The form's controls: session-state key (also the URL's query parameter) -> its value in a config. Each
 # control's default is the lesson's value, so a link names only what differs from the lesson.
@@ -396,9 +397,10 @@ def main() -> None:
         st.error(f"Cannot run this setting: {exc}")
         form_cfg, submitted = None, False
     if form_cfg is not None and not submitted:
-        # Start the training workers while the visitor reads (each imports torch, ~1.5 s): Run then starts
-        # at once. Idle workers end after VITLAB_IDLE_SECONDS; any rerun of the page starts them again.
-        warm(form_cfg)
+        # Start the training workers while the visitor reads (each imports torch, ~1.5 s of a core): Run then
+        # starts at once. A few seconds late, so they do not slow the page's first draw; idle workers end
+        # after VITLAB_IDLE_SECONDS, and any rerun of the page starts them again.
+        warm(form_cfg, delay=WARM_DELAY)
     cfg, result = choose_run(store, form_cfg, submitted, prediction)
     if result is None:
         st.info("This setting has not been run yet (or its run was interrupted). Press **Run** to train it.")

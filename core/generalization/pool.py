@@ -83,6 +83,7 @@ class Pool:
     def __init__(self, budget: Budget):
         self.budget = budget
         self._idle: list[Worker] = []
+        self._busy = 0  # workers in runs now
         self._lock = threading.Lock()
         self._reaper: threading.Thread | None = None
 
@@ -143,7 +144,7 @@ class Pool:
         added = 0
         with self._lock:
             self._idle = [w for w in self._idle if w.alive() or w.kill()]
-            missing = n - len(self._idle)
+            missing = n - len(self._idle) - self._busy  # workers in a run now come back idle after it
         while added < missing and not self.budget.waiting and self.budget.take(WORKER_BASE):
             worker = Worker(self.budget, preload, procs.pop() if procs else None)
             with self._lock:
@@ -170,6 +171,8 @@ class Pool:
         job_bytes = max(j.nbytes for j in jobs)
         k, pool = self.budget.admit(lambda: self._grant(min(max_workers, len(jobs)), job_bytes), on_wait)
         pool += [Worker(self.budget) for _ in range(k - len(pool))]
+        with self._lock:
+            self._busy += k
         replies: queue.Queue = queue.Queue()
         for w in pool:
             w.replies = replies
@@ -201,6 +204,8 @@ class Pool:
             ok = True
             return results
         finally:
+            with self._lock:
+                self._busy -= k
             self.budget.give(k * job_bytes, cores=k)
             # stopped, failed or interrupted workers may be mid-job, and big jobs leave big heaps: end them
             self._release(pool, reuse=ok and not any(j.map_big for j in jobs))

@@ -10,6 +10,7 @@ depend on how many workers ran or what else the server was doing.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -106,10 +107,16 @@ def run(cfg: GeneralizationConfig, progress: Progress | None = None, eval_every:
     return result
 
 
-def warm(cfg: GeneralizationConfig, pool: Pool | None = None, procs: list | None = None) -> int:
-    """Start now the workers a run of ``cfg`` would use (each imports torch and this module while the
-    visitor is still reading), so that Run does not wait for them; ``procs``: processes already started
-    to adopt (the command line starts them before its own imports). Returns how many were started."""
+def warm(cfg: GeneralizationConfig, pool: Pool | None = None, procs: list | None = None, delay: float = 0.0) -> int:
+    """Start the workers a run of ``cfg`` would use (each imports torch and this module while the visitor
+    is still reading), so that Run does not wait for them; ``procs``: worker processes already started, to
+    adopt. ``delay``: do it that many seconds later, on a thread of its own (returns 0 then), so the
+    imports do not compete with the page's first draw. Returns how many were started."""
+    if delay:
+        timer = threading.Timer(delay, warm, (cfg, pool, procs))
+        timer.daemon = True
+        timer.start()
+        return 0
     pool = pool or server_pool()
     how = plan(cfg, pool.budget.capacity, pool.budget.cores, forced_workers())
     return pool.warm(how.workers, preload=(__name__,), procs=procs)
