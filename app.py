@@ -36,7 +36,7 @@ st.markdown(
     "- **Metrics** at the top give the lesson's key numbers for the current settings.\n"
     "- **Break it** switches remove the property being taught, so you can see that the check can fail.\n"
     "- **What to notice** is written from this run's numbers, not canned text.\n"
-    "- **The code that ran** (an expander at the bottom) is the real source of the `core` functions, "
+    "- **The code that ran** (a switch at the bottom) is the real source of the `core` functions, "
     "read live with `inspect`. The same experiments run from a terminal: `python -m core --help`."
 )
 st.caption("Based on the lesson notebook “Lesson 46: Vision Transformers” and a reduced ViT teaching module.")

@@ -54,6 +54,8 @@ def test_source_shown_is_the_real_core_source():
     from core.patchify import patchify
 
     at = page(PAGE)
+    assert inspect.getsource(patchify).strip() not in [c.value.strip() for c in at.code]  # drawn when asked for
+    at.toggle(key="source").set_value(True).run()
     assert inspect.getsource(patchify).strip() in [c.value.strip() for c in at.code]
 
 
