@@ -64,8 +64,8 @@ def controls() -> tuple[PatchifyConfig, bytes | None]:
         # size starts from a sensible default instead of a value that no longer exists.
         patch_size = choose("Patch size P (divisors of the image size)", sizes,
                             4 if 4 in sizes else sizes[len(sizes) // 2], f"patch_{size}")
-        embed_dim = st.slider("Embedding width D", 1, 64, 16, key="embed_dim", bind=URL)
-        seed = st.number_input("Weight seed", 0, 10_000, 0, key="seed", bind=URL)
+        embed_dim = st.slider("Embedding width D", 1, 64, 16, key="width", bind=URL)
+        seed = st.number_input("Weight seed", 0, 10_000, 0, key="weight_seed", bind=URL)
         dtype = st.radio("Precision", ["float64", "float32"], horizontal=True, key="dtype", bind=URL)
         st.header("Break it")
         wrong_order = st.toggle("Flatten pixels-then-channels (wrong order)", key="wrong_order", bind=URL)

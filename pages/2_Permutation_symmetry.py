@@ -72,8 +72,8 @@ def model_controls() -> SymmetryConfig:
     with st.sidebar:
         st.header("Model")
         preset = st.selectbox("Preset", list(VIT_PRESETS), key="preset", bind=URL)
-        seed = st.number_input("Weight seed (13 = the seed module's)", 0, 10_000, SEED, key="seed", bind=URL)
-        pos_embed = st.selectbox("Positional encoding", POS_EMBEDS, index=POS_EMBEDS.index("learned"), key="pos_embed", bind=URL,
+        seed = st.number_input("Weight seed (13 = the seed module's)", 0, 10_000, SEED, key="model_seed", bind=URL)
+        pos_embed = st.selectbox("Positional encoding", POS_EMBEDS, index=POS_EMBEDS.index("learned"), key="positions", bind=URL,
                                  help="none · learned (random, as the seed) · sincos (the lesson's 1-D table) · sincos2d")
     return SymmetryConfig(preset=preset, seed=int(seed), pos_embed=pos_embed)
 
@@ -208,9 +208,9 @@ def what_to_notice(cfg: SymmetryConfig, kind: str, p: dict, patch: int, ch: dict
 
 # What each exercise's "Show me" button sets: the controls that display its answer
 EXERCISE_SETTINGS = {
-    "shift": {"pos_embed": "none", "perm_kind": "shift", "shift_r": 0, "shift_c": 1},
+    "shift": {"positions": "none", "perm_kind": "shift", "shift_r": 0, "shift_c": 1},
     "one-patch": {"change_patch": 0},
-    "sincos": {"pos_embed": "sincos", "perm_kind": "random"},
+    "sincos": {"positions": "sincos", "perm_kind": "random"},
 }
 
 

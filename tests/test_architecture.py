@@ -115,3 +115,19 @@ def test_every_setting_control_is_in_the_link():
             if "bind" not in kw and not any(key.strip("f'\"").startswith(p) for p in NOT_IN_THE_LINK):
                 unbound.append(f"{path.name}:{node.lineno} key={key}")
     assert not unbound, unbound
+
+
+def test_no_two_pages_share_a_control_key():
+    """A control bound to the URL keeps its value in the session when its page is left, so a key shared
+    by two pages would carry one page's value into the other (a width of 17 into a form that needs a
+    multiple of the heads). The sidebar's shared switches (ui/) are the same control on every page."""
+    owner: dict[str, str] = {}
+    clashes = []
+    for path in sorted((ROOT / "pages").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SETTING_WIDGETS:
+                key = next((k.value for k in node.keywords if k.arg == "key"), None)
+                if isinstance(key, ast.Constant):
+                    if owner.setdefault(key.value, path.name) != path.name:
+                        clashes.append((key.value, owner[key.value], path.name))
+    assert not clashes, clashes

@@ -141,13 +141,13 @@ def test_a_control_changed_in_the_browser_gives_a_link_that_reopens_it_on_a_fres
         slider.press("ArrowRight")
         page.get_by_text("Flatten + Linear: 16×17").wait_for(timeout=30_000)
         wait_for_charts(page, 7)
-        assert "embed_dim=17" in page.url
+        assert "width=17" in page.url
         shown = page.locator("[data-testid=stSidebar] [data-testid=stCode]").last.inner_text().strip()
-        assert shown.endswith("?embed_dim=17") and shown.startswith("http"), shown
+        assert shown.endswith("?width=17") and shown.startswith("http"), shown
         assert errors.real() == []
         page.context.close()
     with streamlit_server() as (url, _, _):  # another server, started afresh
-        page, errors = open_page(browser, f"{url}/Patchify?embed_dim=17")
+        page, errors = open_page(browser, f"{url}/Patchify?width=17")
         wait_for_charts(page, 7)
         assert page.get_by_text("Flatten + Linear: 16×17").count() == 1
         assert errors.real() == []

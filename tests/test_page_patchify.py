@@ -24,8 +24,8 @@ def test_default_view_shows_equivalence():
         lambda at: at.select_slider(key="size").set_value(32),
         lambda at: at.radio(key="channels").set_value(1),
         lambda at: at.select_slider(key="patch_16").set_value(8),
-        lambda at: at.slider(key="embed_dim").set_value(8),
-        lambda at: at.number_input(key="seed").set_value(3),
+        lambda at: at.slider(key="width").set_value(8),
+        lambda at: at.number_input(key="weight_seed").set_value(3),
         lambda at: at.radio(key="dtype").set_value("float32"),
         lambda at: at.toggle(key="wrong_order").set_value(True),
         lambda at: at.toggle(key="overlap").set_value(True),
@@ -55,7 +55,7 @@ def test_source_shown_is_the_real_core_source():
 
     at = page(PAGE)
     assert inspect.getsource(patchify).strip() not in [c.value.strip() for c in at.code]  # drawn when asked for
-    at.toggle(key="source").set_value(True).run()
+    at.toggle(key="show_code").set_value(True).run()
     assert inspect.getsource(patchify).strip() in [c.value.strip() for c in at.code]
 
 

@@ -22,8 +22,8 @@ def set_kind(at, kind):
     "change",
     [
         lambda at: at.selectbox(key="preset").set_value("two blocks, 4 heads, width 32"),
-        lambda at: at.number_input(key="seed").set_value(1),
-        lambda at: at.selectbox(key="pos_embed").set_value("sincos2d"),
+        lambda at: at.number_input(key="model_seed").set_value(1),
+        lambda at: at.selectbox(key="positions").set_value("sincos2d"),
         lambda at: at.selectbox(key="perm_kind").set_value("random"),
         lambda at: (set_kind(at, "random"), at.number_input(key="perm_seed").set_value(7)),
         lambda at: (set_kind(at, "swap"), at.number_input(key="swap_j").set_value(9)),
@@ -42,7 +42,7 @@ def test_every_control_changes_what_is_shown(change):
 
 def test_no_positions_says_so_and_keeps_claims():
     at = page(PAGE)
-    at.selectbox(key="pos_embed").set_value("none").run()
+    at.selectbox(key="positions").set_value("none").run()
     assert_clean(at)
     assert sum(md.value.startswith("✅ **PASS**") for md in at.markdown) == 4
     assert any("no position table" in md.value for md in at.markdown)
@@ -56,9 +56,9 @@ def test_identity_permutation_warns():
 
 
 def test_a_link_reproduces_the_settings():
-    at = page(PAGE, query={"pos_embed": "none", "perm_kind": "shift", "shift_c": "2"})
+    at = page(PAGE, query={"positions": "none", "perm_kind": "shift", "shift_c": "2"})
     assert_clean(at)
-    assert at.selectbox(key="pos_embed").value == "none" and at.slider(key="shift_c").value == 2
+    assert at.selectbox(key="positions").value == "none" and at.slider(key="shift_c").value == 2
     labels = [m.label for m in at.metric]
     assert "|Δ class logits| with no positions either (none chosen)" in labels  # never "with none positions"
 
@@ -69,4 +69,4 @@ def test_exercise_is_checked_with_the_numbers_of_this_model():
     at.button(key="check_symmetry_one-patch").click().run()
     assert any("Right" in s.value and "**1 of 16**" in s.value for s in at.success)
     at.button(key="do_sincos").click().run()
-    assert at.selectbox(key="pos_embed").value == "sincos" and at.selectbox(key="perm_kind").value == "random"
+    assert at.selectbox(key="positions").value == "sincos" and at.selectbox(key="perm_kind").value == "random"

@@ -23,7 +23,7 @@ PLOTLY_CONFIG = {"displaylogo": False}
 def show_source(*objects, label: str = "Show the code that ran (from `core`, read live with `inspect`)") -> None:
     """Show the real source of what the page just ran: never a pasted copy that could drift. Drawn only when
     asked for: highlighting it cost the browser about 0.4 s of every page's first draw (measured)."""
-    if st.toggle(label, key="source", bind=URL):
+    if st.toggle(label, key="show_code", bind=URL):
         for obj in objects:
             module = inspect.getmodule(obj)
             st.caption(f"`{module.__name__}.{obj.__qualname__}`" if module else obj.__qualname__)
