@@ -27,76 +27,64 @@ class PresetExercise(Exercise):
     model: str = "vit"  # the model the question is about
 
 
-def _verdict(ex: PresetExercise, lookup: Lookup) -> tuple[Verdict, RunResult] | None:
-    result = lookup(PRESETS[ex.preset])
-    if result is None or ex.model not in (v := verdicts(result, {"cnn": spec("cnn").label})):
-        return None
-    return v[ex.model], result
-
-
 def _seeds(result: RunResult, model: str) -> str:
     return ", ".join(f"seed {r.seed} {r.test_acc:.0%}" for r in result.rows if r.model == model and r.test_acc is not None)
 
 
-def _not_yet(ex: PresetExercise) -> Answer:
-    return Answer(None, f"Run the **{ex.preset}** preset first (the button above): the answer is read from its result.")
+def _from_run(key: str, question: str, how: str, preset: str, explain: Callable[[Verdict, RunResult], str],
+              model: str = "vit") -> PresetExercise:
+    """An exercise answered by the verdict on ``model`` in the run of ``preset``, explained by ``explain``."""
+    def answer(lookup: Lookup) -> Answer:
+        result = lookup(PRESETS[preset])
+        verdict = None if result is None else verdicts(result, {"cnn": spec("cnn").label}).get(model)
+        if verdict is None:
+            return Answer(None, f"Run the **{preset}** preset first (the button above): the answer is read from its "
+                                "result.")
+        return Answer(OUTCOME[verdict.band], explain(verdict, result))
+
+    return PresetExercise(key, question, how, OPTIONS, answer, preset=preset, model=model)
 
 
-def more_data(lookup: Lookup) -> Answer:
-    ex = EXERCISES[0]
-    found = _verdict(ex, lookup)
-    if found is None:
-        return _not_yet(ex)
-    v, result = found
-    d, lesson = PRESETS[ex.preset].data, PRESETS["lesson"].data
-    return Answer(OUTCOME[v.band], f"The ViT scored {v.text} ({_seeds(result, 'vit')}). Ten times the images bought "
-                  f"almost nothing new: {d.n_train} images at centres {d.train_range[0]}..{d.train_range[1]} hold "
-                  f"**{distinct_training_images(d)} distinct** ones, against {distinct_training_images(lesson)} among "
-                  f"{lesson.n_train}. More copies of the same positions cannot teach a model about other positions: a "
-                  "ViT needs *new positions* (or augmentation that shifts the shapes), not more of the same.")
+def more_data(v: Verdict, result: RunResult) -> str:
+    d, lesson = result.config.data, PRESETS["lesson"].data
+    return (f"The ViT scored {v.text} ({_seeds(result, 'vit')}). Ten times the images bought "
+            f"almost nothing new: {d.n_train} images at centres {d.train_range[0]}..{d.train_range[1]} hold "
+            f"**{distinct_training_images(d)} distinct** ones, against {distinct_training_images(lesson)} among "
+            f"{lesson.n_train}. More copies of the same positions cannot teach a model about other positions: a "
+            "ViT needs *new positions* (or augmentation that shifts the shapes), not more of the same.")
 
 
-def finer_patches(lookup: Lookup) -> Answer:
-    ex = EXERCISES[1]
-    found = _verdict(ex, lookup)
-    if found is None:
-        return _not_yet(ex)
-    v, result = found
-    return Answer(OUTCOME[v.band], f"With 2×2 patches the ViT scored {v.text} ({_seeds(result, 'vit')}). Finer "
-                  "patches help here: each token now holds a small piece of a stroke, and the same pieces occur at "
-                  "the training positions, so the tokens' *contents* can tell a plus from a circle wherever it sits. "
-                  "But look at the seeds: the result is fragile. Whether a seed trains at all can hang on float "
-                  "rounding: the notebook's own loop leaves one of these seeds near chance when it runs on two "
-                  "threads and matches this page on one (README, *Exercise 2 and \"identical\"*). Three seeds cannot "
-                  "pin the mean down; add seeds before concluding.")
+def finer_patches(v: Verdict, result: RunResult) -> str:
+    return (f"With 2×2 patches the ViT scored {v.text} ({_seeds(result, 'vit')}). Finer "
+            "patches help here: each token now holds a small piece of a stroke, and the same pieces occur at "
+            "the training positions, so the tokens' *contents* can tell a plus from a circle wherever it sits. "
+            "But look at the seeds: the result is fragile. Whether a seed trains at all can hang on float "
+            "rounding: the notebook's own loop leaves one of these seeds near chance when it runs on two "
+            "threads and matches this page on one (README, *Exercise 2 and \"identical\"*). Three seeds cannot "
+            "pin the mean down; add seeds before concluding.")
 
 
-def hybrid(lookup: Lookup) -> Answer:
-    ex = EXERCISES[2]
-    found = _verdict(ex, lookup)
-    if found is None:
-        return _not_yet(ex)
-    v, result = found
-    return Answer(OUTCOME[v.band], f"The hybrid scored {v.text} ({_seeds(result, 'hybrid')}). Its convolutions "
-                  "respond the same wherever a stroke is, but their feature map is then cut into patches, given a "
-                  "position table and read by a class token: nothing pools over positions, so where the shape was "
-                  "still reaches the classifier. The CNN's **global max pool** is what throws position away; a "
-                  "convolutional stem alone does not.")
+def hybrid(v: Verdict, result: RunResult) -> str:
+    return (f"The hybrid scored {v.text} ({_seeds(result, 'hybrid')}). Its convolutions "
+            "respond the same wherever a stroke is, but their feature map is then cut into patches, given a "
+            "position table and read by a class token: nothing pools over positions, so where the shape was "
+            "still reaches the classifier. The CNN's **global max pool** is what throws position away; a "
+            "convolutional stem alone does not.")
 
 
 OPTIONS = ("Substantially: as good as the CNN", "Partially: above chance, below the CNN",
            "Not at all: not distinguishable from chance")
 EXERCISES: tuple[PresetExercise, ...] = (
-    PresetExercise("more-data", "Ten times the training data (3000 images) at the same positions: does the ViT's "
-                   "accuracy at unseen positions improve substantially, partially, or not at all?",
-                   "Press *Fill the form with exercise-1*, then *Run*, and read the ViT's test accuracy.", OPTIONS, more_data,
-                   preset="exercise-1"),
-    PresetExercise("finer-patches", "Patch size 4 → 2 (finer patches, 64 tokens): does the ViT generalize better to "
-                   "unseen positions, or is the failure unrelated to patch resolution?",
-                   "Press *Fill the form with exercise-2*, then *Run*, and read the ViT's test accuracy, seed by seed.", OPTIONS, finer_patches,
-                   preset="exercise-2"),
-    PresetExercise("hybrid", "A hybrid: the transformer reads a small CNN's feature map instead of raw patches. Does "
-                   "that bring back the CNN's generalization?",
-                   "Press *Fill the form with exercise-3*, then *Run*, and compare the hybrid with both.", OPTIONS, hybrid,
-                   preset="exercise-3", model="hybrid"),
+    _from_run("more-data", "Ten times the training data (3000 images) at the same positions: does the ViT's "
+              "accuracy at unseen positions improve substantially, partially, or not at all?",
+              "Press *Fill the form with exercise-1*, then *Run*, and read the ViT's test accuracy.",
+              "exercise-1", more_data),
+    _from_run("finer-patches", "Patch size 4 → 2 (finer patches, 64 tokens): does the ViT generalize better to "
+              "unseen positions, or is the failure unrelated to patch resolution?",
+              "Press *Fill the form with exercise-2*, then *Run*, and read the ViT's test accuracy, seed by seed.",
+              "exercise-2", finer_patches),
+    _from_run("hybrid", "A hybrid: the transformer reads a small CNN's feature map instead of raw patches. Does "
+              "that bring back the CNN's generalization?",
+              "Press *Fill the form with exercise-3*, then *Run*, and compare the hybrid with both.",
+              "exercise-3", hybrid, model="hybrid"),
 )

@@ -25,12 +25,9 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from core.generalization.planning import WORKER_BASE, Budget, idle_seconds, server_budget
 from core.generalization.worker import start_worker_process
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -121,6 +118,10 @@ class Pool:
             for w in workers:
                 w.idle_since = time.monotonic()
             self._idle.extend(w for w in workers if w.alive())
+        self._start_reaper()
+
+    def _start_reaper(self) -> None:
+        with self._lock:
             if self._reaper is None:
                 self._reaper = threading.Thread(target=self._reap, daemon=True)
                 self._reaper.start()
@@ -153,7 +154,7 @@ class Pool:
         for proc in procs:  # started but not affordable now: end them
             proc.kill()
         if added:
-            self._release([], reuse=True)  # starts the reaper: unused warm workers end after idle_seconds()
+            self._start_reaper()  # unused warm workers end after idle_seconds()
         return added
 
     def shutdown(self) -> None:
