@@ -11,7 +11,7 @@ every number and text), so "every affected chart redrawn" is measured, not guess
 
 - first draw: a fresh browser context opens the page by its own URL → the page is done.
 - control change: three typical controls per page, each moved once from the keyboard or by a click →
-  the last change on the page.
+  the last change on the page; the section tab showing what the control changes is opened first.
 - Run → results: the tiny preset through the form, and the lesson preset re-run live → results drawn;
   beside them the engine time of the same config from the command line (``python -m core generalization
   --json``, the ``seconds`` it reports), and the difference.
@@ -115,26 +115,43 @@ def _select(label: str, option: str):
     return act
 
 
-# Three typical controls per page, each a pair of actions (there, and back again: every try is a change)
+# Three typical controls per page: the section tab that shows what they change (opened first, untimed),
+# and a pair of actions (there, and back again: every try is a change)
 CONTROLS = {
     "Patchify": {
-        "embedding width": (_slider("Embedding width D", "ArrowRight"), _slider("Embedding width D", "ArrowLeft")),
-        "precision": (_radio("float32"), _radio("float64")),
-        "patch to follow": (_slider("Patch to follow", "ArrowRight"), _slider("Patch to follow", "ArrowLeft")),
+        "embedding width": ("3 · Two embeddings with the same weights",
+                            _slider("Embedding width D", "ArrowRight"), _slider("Embedding width D", "ArrowLeft")),
+        "precision": ("3 · Two embeddings with the same weights", _radio("float32"), _radio("float64")),
+        "patch to follow": ("1 · The image and its patch grid",
+                            _slider("Patch to follow", "ArrowRight"), _slider("Patch to follow", "ArrowLeft")),
     },
     "Permutation_symmetry": {
-        "positional encoding": (_select("Positional encoding", "sincos"), _select("Positional encoding", "learned")),
-        "patch to brighten": (_slider("Patch to brighten (+3 on every pixel, as the seed)", "ArrowRight"),
+        "positional encoding": ("1 · Shuffle the patches", _select("Positional encoding", "sincos"),
+                                _select("Positional encoding", "learned")),
+        "patch to brighten": ("2 · Change one patch",
+                              _slider("Patch to brighten (+3 on every pixel, as the seed)", "ArrowRight"),
                               _slider("Patch to brighten (+3 on every pixel, as the seed)", "ArrowLeft")),
-        "bright patch case": (_radio("Bright patch near the middle"), _radio("Bright patch at top left")),
+        "bright patch case": ("3 · Where does the class token look?", _radio("Bright patch near the middle"),
+                              _radio("Bright patch at top left")),
     },
 }
+
+
+def open_section(page, label: str) -> None:
+    """Click the section's tab, if the page has one (a checkout from before the sections draws them all)."""
+    tab = page.get_by_role("tab", name=label)
+    if tab.count():
+        t0 = page.evaluate("() => performance.now()")
+        tab.click()
+        settle(page, t0)
 
 
 def control_change(browser, sides, tries: int, out) -> None:
     for path, controls in CONTROLS.items():
         pages = {side: open_done(browser, url, path)[0] for side, url, _ in sides}
-        for name, (there, back) in controls.items():
+        for name, (section, there, back) in controls.items():
+            for page in pages.values():
+                open_section(page, section)
             times: dict[str, list[float]] = {side: [] for side in pages}
             for i in range(tries):
                 for side, page in pages.items():

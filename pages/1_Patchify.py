@@ -9,7 +9,7 @@ from core.patchify import patchify, valid_patch_sizes
 from core.patchify_lesson import PatchifyConfig, PatchifyResult, run_patchify
 from ui import charts
 from ui.exercises import exercise_panel
-from ui.widgets import URL, bullets, chart, page_header, share_link, show_source
+from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
 
 IMAGE_SIZES = [8, 12, 16, 24, 32, 48, 64]
 
@@ -99,11 +99,14 @@ def metrics(r: PatchifyResult) -> None:
               help=f"eps = {r.eps:.1e}, the gap between 1 and the next {c.dtype}")
 
 
-def patch_grid(r: PatchifyResult) -> int:
-    """Section 1; returns the patch the learner follows."""
+def follow(r: PatchifyResult) -> int:
+    """The patch every section follows (its slider's key holds the patch count: a new grid starts afresh)."""
+    n = r.n_patches
+    return choose("Patch to follow", list(range(n)), min(5, n - 1), f"chosen_{n}")
+
+
+def patch_grid(r: PatchifyResult, chosen: int) -> None:
     n, k = r.n_patches, r.patch_dim
-    st.subheader("1 · The image and its patch grid")
-    chosen = choose("Patch to follow", list(range(n)), min(5, n - 1), f"chosen_{n}")
     order = "(row, col, channel): the WRONG order" if r.config.wrong_flatten_order else "(channel, row, col)"
     c1, c2 = st.columns([1, 1])
     chart(charts.image_with_patch_grid(r.image, r.config.patch_size, chosen, "Patches, numbered in sequence order"),
@@ -111,11 +114,9 @@ def patch_grid(r: PatchifyResult) -> int:
     chart(charts.matrix_figure(r.tokens, f"Token sequence: {n} rows × {k} columns, flattened {order}",
                                f"value index {order}", "patch", colorscale="gray", symmetric=False,
                                highlight_row=chosen, zmin=0, zmax=1), c2)
-    return chosen
 
 
 def one_patch(r: PatchifyResult, chosen: int) -> None:
-    st.subheader("2 · One patch, in place and flattened")
     P, C = r.config.patch_size, r.config.in_chans
     row, col = divmod(chosen, r.grid)
     patch_img = r.image[:, row * P:(row + 1) * P, col * P:(col + 1) * P]
@@ -129,7 +130,6 @@ def one_patch(r: PatchifyResult, chosen: int) -> None:
 
 
 def embeddings(r: PatchifyResult, chosen: int) -> None:
-    st.subheader("3 · Two embeddings with the same weights")
     c, P, D = r.config, r.config.patch_size, r.config.embed_dim
     c1, c2, c3 = st.columns(3)
     chart(charts.matrix_figure(r.linear, f"Flatten + Linear: {r.linear.shape[0]}×{D}", "feature", "token",
@@ -166,7 +166,7 @@ def what_to_notice(r: PatchifyResult) -> None:
             notes.append(f"**Wrong flatten order**: the row lists each pixel's {c.in_chans} channels together, but "
                          f"the conv weight `(D, C, P, P)` expects all of channel 0, then channel 1, … Each weight now "
                          f"multiplies the wrong value; the difference jumps to **{r.max_abs_diff:.2e}**. The token sequence and "
-                         "the flattened patch above now show the rows in this wrong order: see the channels "
+                         "the flattened patch (sections 1 and 2) now show the rows in this wrong order: see the channels "
                          "interleaved pixel by pixel.")
     if stride is not None:
         notes.append(f"**Stride {stride} < kernel {P}**: the windows overlap, so the conv produces "
@@ -205,9 +205,12 @@ def main() -> None:
         st.error(f"Cannot show this image: {exc}")
         return
     metrics(r)
-    chosen = patch_grid(r)
-    one_patch(r, chosen)
-    embeddings(r, chosen)
+    chosen = follow(r)
+    sections("patchify_view", {
+        "1 · The image and its patch grid": lambda: patch_grid(r, chosen),
+        "2 · One patch, in place and flattened": lambda: one_patch(r, chosen),
+        "3 · Two embeddings with the same weights": lambda: embeddings(r, chosen),
+    })
     what_to_notice(r)
     share_link()
     show_source(patchify, LinearPatchEmbed, ConvPatchEmbed, conv_weight_from_linear, compare_embeddings)

@@ -23,7 +23,7 @@ from core.symmetry import (
 from core.vit import POS_EMBEDS, VIT_PRESETS, Attention, ViT
 from ui import charts
 from ui.exercises import exercise_panel
-from ui.widgets import URL, bullets, chart, page_header, share_link, show_source
+from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -44,6 +44,10 @@ def cached_change(cfg: SymmetryConfig, patch: int) -> PatchChange:
 @st.cache_data(max_entries=64, show_spinner=False)
 def cached_attention(cfg: SymmetryConfig, row: int, col: int) -> BrightPatchAttention:
     return attention(cfg, row, col)
+
+
+# The page's three sections (tabs: only the open one runs)
+SHUFFLE, CHANGE, ATTENTION = "1 · Shuffle the patches", "2 · Change one patch", "3 · Where does the class token look?"
 
 
 def shown(image: np.ndarray) -> np.ndarray:
@@ -86,11 +90,10 @@ def claims_table(cfg: SymmetryConfig) -> None:
         st.markdown(f"{mark} · {c.claim}: measured **{c.value:.3g}** (tolerance {c.tolerance:g}). {c.detail}")
 
 
-def shuffle_section(cfg: SymmetryConfig) -> tuple[str, dict]:
+def shuffle_section(cfg: SymmetryConfig) -> list[str]:
     vcfg = cfg.vit_config()
     N, G = vcfg.num_patches, vcfg.grid_size
     pos_embed = cfg.pos_embed
-    st.subheader("1 · Shuffle the patches")
     c1, c2, c3 = st.columns(3)
     kind = c1.selectbox("Permutation", PERMUTATIONS, key="perm_kind", bind=URL,
                         help="reversal (the seed's) · random · swap two patches · cyclic shift of the grid (a translation)")
@@ -126,14 +129,13 @@ def shuffle_section(cfg: SymmetryConfig) -> tuple[str, dict]:
     chart(charts.log_strip({"without positions": p.random.no_pos, with_positions(pos_embed): p.random.pos},
                            "max |Δ logits| over 100 random permutations (log scale; exact zeros drawn at 1e-18)",
                            "max |Δ logits|"))
-    return kind, p
+    return shuffle_notes(cfg, kind, p)
 
 
-def change_section(cfg: SymmetryConfig) -> tuple[int, dict]:
+def change_section(cfg: SymmetryConfig) -> list[str]:
     vcfg = cfg.vit_config()
     N = vcfg.num_patches
     labels = [f"class {k}" for k in range(vcfg.num_classes)]
-    st.subheader("2 · Change one patch")
     patch = st.slider("Patch to brighten (+3 on every pixel, as the seed)", 0, N - 1, 0, key="change_patch", bind=URL)
     ch = cached_change(cfg, patch)
     c1, c2, c3 = st.columns(3)
@@ -142,15 +144,17 @@ def change_section(cfg: SymmetryConfig) -> tuple[int, dict]:
     chart(charts.grid_map(ch.output_change, "‖Δ output‖ per patch, after the encoder", text_fmt=".2g"), c3)
     chart(charts.grouped_bars({"original": ch.logits, "changed": ch.logits_changed},
                               "Class logits before and after the change", labels))
-    return patch, ch
+    return [f"Brightening patch {patch} changed **{int(np.count_nonzero(ch.embedding_change))}** patch embedding(s) "
+            f"(largest change elsewhere {ch.other_embeddings_max_change:.0e}): patch embedding is local. After the "
+            f"encoder **{ch.outputs_changed} of {N}** patch outputs changed and the logits moved by "
+            f"{np.abs(ch.logits - ch.logits_changed).max():.3f}: attention is global."]
 
 
-def attention_section(cfg: SymmetryConfig) -> tuple[int, int, dict]:
+def attention_section(cfg: SymmetryConfig) -> list[str]:
     vcfg = cfg.vit_config()
     N, G = vcfg.num_patches, vcfg.grid_size
     labels = [f"class {k}" for k in range(vcfg.num_classes)]
-    st.subheader("3 · Where does the class token look? (the seed's attention experiment)")
-    st.info("These attention weights come from an **untrained** model. They show how the architecture routes information, "
+    st.info("The seed module's attention experiment. These attention weights come from an **untrained** model. They show how the architecture routes information, "
             "not what a trained model finds important: this is not a saliency map and not a detector.")
     case_names = [label for _, label, _, _ in SEED_CASES] + ["Any position"]
     case = st.radio("Bright 4×4 patch", case_names, horizontal=True, key="att_case", bind=URL)
@@ -175,42 +179,39 @@ def attention_section(cfg: SymmetryConfig) -> tuple[int, int, dict]:
     c1, c2 = st.columns(2)
     chart(charts.bar_figure(a.patch_embedding, f"Bright patch embedding · {vcfg.embed_dim} features"), c1)
     chart(charts.bar_figure(a.logits, "Untrained class logits", labels), c2)
-    return row, col, a
+    return [f"The class token's attention row sums to {a.row_sum.min():.6f} (a softmax); head 0 puts "
+            f"{a.self_weight[0]:.3f} on itself and {a.class_to_patch[0, row, col]:.3f} on the bright patch, "
+            f"against 1/{N + 1} = {1 / (N + 1):.3f} for uniform attention."]
 
 
-def what_to_notice(cfg: SymmetryConfig, kind: str, p: dict, patch: int, ch: dict, row: int, col: int, a: dict) -> None:
-    vcfg = cfg.vit_config()
-    N = vcfg.num_patches
+def shuffle_notes(cfg: SymmetryConfig, kind: str, p: ShuffleResult) -> list[str]:
     pos_embed = cfg.pos_embed
-    st.subheader("What to notice")
     notes = [
         f"Without positions, the {kind} permutation moved the class logits by **{p.compared.no_pos.class_change:.1e}** "
         f"(float64 rounding), and the patch outputs followed the permutation to within "
         f"**{p.compared.no_pos.equivariance_error:.1e}**. Over 100 random permutations the largest change was "
         f"**{p.random.no_pos.max():.1e}**.",
     ]
-    if vcfg.pos_embed == "none":
+    if pos_embed == "none":
         notes.append("This model has **no position table**, so it cannot distinguish any arrangement of its patches: "
                      "a translated or scrambled image gets the same class output. Pick a positional encoding to break it.")
     else:
         notes.append(f"With **{pos_embed}** positions the same permutation moves the logits by "
                      f"**{p.compared.pos.class_change:.1e}**, and 100 random ones by {p.random.pos.min():.1e} to "
                      f"{p.random.pos.max():.1e}: position is now part of each token.")
-    notes.append(f"Brightening patch {patch} changed **{int(np.count_nonzero(ch.embedding_change))}** patch embedding(s) "
-                 f"(largest change elsewhere {ch.other_embeddings_max_change:.0e}): patch embedding is local. After the "
-                 f"encoder **{ch.outputs_changed} of {N}** patch outputs changed and the logits moved by "
-                 f"{np.abs(ch.logits - ch.logits_changed).max():.3f}: attention is global.")
-    notes.append(f"The class token's attention row sums to {a.row_sum.min():.6f} (a softmax); head 0 puts "
-                 f"{a.self_weight[0]:.3f} on itself and {a.class_to_patch[0, row, col]:.3f} on the bright patch, "
-                 f"against 1/{N + 1} = {1 / (N + 1):.3f} for uniform attention.")
+    return notes
+
+
+def what_to_notice(notes: list[str]) -> None:
+    st.subheader("What to notice")
     bullets(notes)
 
 
 # What each exercise's "Show me" button sets: the controls that display its answer
 EXERCISE_SETTINGS = {
-    "shift": {"positions": "none", "perm_kind": "shift", "shift_r": 0, "shift_c": 1},
-    "one-patch": {"change_patch": 0},
-    "sincos": {"positions": "sincos", "perm_kind": "random"},
+    "shift": {"positions": "none", "symmetry_view": SHUFFLE, "perm_kind": "shift", "shift_r": 0, "shift_c": 1},
+    "one-patch": {"symmetry_view": CHANGE, "change_patch": 0},
+    "sincos": {"positions": "sincos", "symmetry_view": SHUFFLE, "perm_kind": "random"},
 }
 
 
@@ -227,10 +228,12 @@ def main() -> None:
     cfg = model_controls()
     exercise_panel("symmetry", SYMMETRY_EXERCISES, (cfg,), show_me)
     claims_table(cfg)
-    kind, p = shuffle_section(cfg)
-    patch, ch = change_section(cfg)
-    row, col, a = attention_section(cfg)
-    what_to_notice(cfg, kind, p, patch, ch, row, col, a)
+    notes = sections("symmetry_view", {
+        SHUFFLE: lambda: shuffle_section(cfg),
+        CHANGE: lambda: change_section(cfg),
+        ATTENTION: lambda: attention_section(cfg),
+    })
+    what_to_notice(notes)
     share_link()
     show_source(ViT, Attention, permute_and_compare, one_patch_change, verify)
 

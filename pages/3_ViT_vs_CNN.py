@@ -34,7 +34,7 @@ from core.train import train
 from ui import charts
 from ui.exercises import exercise_panel
 from ui.results_store import result_store
-from ui.widgets import URL, bullets, chart, page_header, share_link, show_source
+from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
 
 CENTRES = list(valid_centres(16))
 WARM_DELAY = 5.0  # seconds after the page opens: its first draw takes about that long on a 2-core machine
@@ -239,7 +239,6 @@ def results_table(cfg: GeneralizationConfig, result: RunResult) -> None:
 
 
 def generalization_maps(cfg: GeneralizationConfig, result: RunResult) -> None:
-    st.subheader("Generalization map: accuracy at every position")
     st.caption("Both shapes at every centre where they fit, classified by the trained models (mean over seeds; the "
                "number in each cell is the accuracy there). Solid outline: training centres. Dashed: the test "
                "centres. Blue: right, orange: wrong, white: chance.")
@@ -252,7 +251,6 @@ def generalization_maps(cfg: GeneralizationConfig, result: RunResult) -> None:
 
 
 def misclassified(cfg: GeneralizationConfig, result: RunResult) -> None:
-    st.subheader("Misclassified test images")
     c1, c2 = st.columns(2)
     who = c1.selectbox("Model", list(cfg.models), format_func=charts.label, key="mis_model", bind=URL)
     seed = c2.selectbox("Seed", list(cfg.train.seeds), key="mis_seed", bind=URL)
@@ -406,9 +404,11 @@ def main() -> None:
         st.info("This setting has not been run yet (or its run was interrupted). Press **Run** to train it.")
     else:
         results_header(cfg, result, st.session_state.get("active_prediction"))
-        results_table(cfg, result)
-        generalization_maps(cfg, result)
-        misclassified(cfg, result)
+        sections("results_view", {
+            "Accuracy and curves": lambda: results_table(cfg, result),
+            "Generalization map": lambda: generalization_maps(cfg, result),
+            "Misclassified test images": lambda: misclassified(cfg, result),
+        })
         what_to_notice(cfg, result)
     sweeps(form_cfg)
     link = share_link()

@@ -20,9 +20,42 @@ def page(path: str, timeout: float = 30, query: dict | None = None) -> AppTest:
     return at.run()
 
 
+# The keys of the pages' section tabs (ui.widgets.sections): only the open section is drawn
+SECTION_KEYS = ("patchify_view", "symmetry_view", "results_view")
+
+
+def every_section(at: AppTest):
+    """Open each section of the page in turn (the page as it is, when it has none), yielding the AppTest
+    after each run; the section that was open is open again at the end."""
+    key = next((k for k in SECTION_KEYS if k in at.session_state), None)
+    if key is None:
+        yield at
+        return
+    was = at.session_state[key]
+    for label in [t.label for t in at.tabs]:
+        at.session_state[key] = label
+        at.run()
+        yield at
+    at.session_state[key] = was
+    at.run()
+
+
+def open_section(at: AppTest, label: str) -> AppTest:
+    """Open the page's section tab called ``label`` (the page is re-run)."""
+    key = next(k for k in SECTION_KEYS if k in at.session_state)
+    at.session_state[key] = label
+    return at.run()
+
+
+def all_charts(at: AppTest) -> list:
+    """Every Plotly chart of every section of the page."""
+    return [el for _ in every_section(at) for el in at.get("plotly_chart")]
+
+
 def charts_digest(at: AppTest) -> str:
-    """A fingerprint of every Plotly figure on the page: changes when any chart shows something else."""
-    specs = [el.proto.spec for el in at.get("plotly_chart")]
+    """A fingerprint of every Plotly figure on the page, in every section: changes when any chart shows
+    something else."""
+    specs = [el.proto.spec for el in all_charts(at)]
     return hashlib.sha256("".join(specs).encode()).hexdigest()
 
 

@@ -74,13 +74,28 @@ def test_every_page_opens_by_its_own_url_on_a_fresh_server_on_a_desktop_and_a_ph
         assert n >= min_charts
         assert page.locator("[data-testid=stException]").count() == 0
         assert errors.real() == []
-        assert serious_accessibility_violations(page) == []
+        for _ in each_section(page):
+            assert serious_accessibility_violations(page) == []
+            assert errors.real() == []
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.set_viewport_size({"width": 1400, "height": 4000})
         page.wait_for_timeout(500)
         page.screenshot(path=SHOTS / f"{path or 'home'}.png")
         page.context.close()
         reads_on_a_phone(browser, url, path)
+
+
+def each_section(page):
+    """Open each section tab of the page in turn (the first one last, as the page opened), waiting until it
+    is drawn; a page without sections yields once."""
+    tabs = page.get_by_role("tab")
+    n = tabs.count()
+    for i in [*range(1, n), 0] if n else [None]:
+        if i is not None:
+            tabs.nth(i).click()
+            page.wait_for_timeout(300)
+            wait_for_charts(page, 1, timeout=120)
+        yield i
 
 
 def serious_accessibility_violations(page) -> list[str]:
@@ -121,9 +136,13 @@ def reads_on_a_phone(browser, url, path):
     widths = page.evaluate("() => [document.documentElement.scrollWidth, "
                            "document.querySelector('[data-testid=stMainBlockContainer]').scrollWidth]")
     assert max(widths) <= 390, widths
-    assert page.evaluate(OVERLAPS) == []
-    assert serious_accessibility_violations(page) == []
-    assert errors.real() == []
+    for _ in each_section(page):
+        widths = page.evaluate("() => [document.documentElement.scrollWidth, "
+                               "document.querySelector('[data-testid=stMainBlockContainer]').scrollWidth]")
+        assert max(widths) <= 390, widths
+        assert page.evaluate(OVERLAPS) == []
+        assert serious_accessibility_violations(page) == []
+        assert errors.real() == []
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.set_viewport_size({"width": 390, "height": 6000})
     page.wait_for_timeout(500)
@@ -134,21 +153,24 @@ def reads_on_a_phone(browser, url, path):
 def test_a_control_changed_in_the_browser_gives_a_link_that_reopens_it_on_a_fresh_server(browser):
     with streamlit_server() as (url, _, _):
         page, errors = open_page(browser, f"{url}/Patchify")
-        wait_for_charts(page, 7)
+        wait_for_charts(page, 2)
+        page.get_by_role("tab", name="3 · Two embeddings with the same weights").click()
+        page.get_by_text("Flatten + Linear: 16×16").wait_for(timeout=30_000)
         assert page.get_by_text("Flatten + Linear: 16×16").count() == 1
         slider = page.get_by_role("slider", name="Embedding width D")  # moved with the keyboard
         slider.focus()
         slider.press("ArrowRight")
         page.get_by_text("Flatten + Linear: 16×17").wait_for(timeout=30_000)
-        wait_for_charts(page, 7)
+        wait_for_charts(page, 3)
         assert "width=17" in page.url
         shown = page.locator("[data-testid=stSidebar] [data-testid=stCode]").last.inner_text().strip()
-        assert shown.endswith("?width=17") and shown.startswith("http"), shown
+        # the link carries the setting and the open section
+        assert "width=17" in shown and "patchify_view=3" in shown and shown.startswith("http"), shown
         assert errors.real() == []
         page.context.close()
     with streamlit_server() as (url, _, _):  # another server, started afresh
-        page, errors = open_page(browser, f"{url}/Patchify?width=17")
-        wait_for_charts(page, 7)
+        page, errors = open_page(browser, url + "/Patchify" + shown.split("/Patchify", 1)[1])
+        wait_for_charts(page, 3)
         assert page.get_by_text("Flatten + Linear: 16×17").count() == 1
         assert errors.real() == []
 
@@ -156,7 +178,7 @@ def test_a_control_changed_in_the_browser_gives_a_link_that_reopens_it_on_a_fres
 def test_a_teachers_link_opens_that_experiment_on_a_fresh_server(browser):
     with streamlit_server() as (url, _, _):
         page, errors = open_page(browser, f"{url}/ViT_vs_CNN?n_train=3000")
-        wait_for_charts(page, 7, timeout=300)
+        wait_for_charts(page, 2, timeout=300)
         metric = page.locator("[data-testid=stMetric]", has_text="ViT (lesson) · test (unseen)")
         assert "56.9%" in metric.inner_text()
         assert page.get_by_text("3000 training images at centres 5..10").count() == 1
@@ -169,7 +191,7 @@ def test_generalization_live_rerun_shows_progress_then_results(browser):
     # machine makes the test slower, not red.
     with streamlit_server() as (url, _, _):
         page, errors = open_page(browser, f"{url}/ViT_vs_CNN")
-        wait_for_charts(page, 7, timeout=300)
+        wait_for_charts(page, 2, timeout=300)
         page.get_by_role("button", name="Re-run this setting live").click()
         bar = page.locator("[data-testid=stProgress]").first
         bar.wait_for(timeout=300_000)
@@ -183,6 +205,6 @@ def test_generalization_live_rerun_shows_progress_then_results(browser):
             assert time.monotonic() - moved < 60, f"no progress for 60 s: {last}"
             page.wait_for_timeout(250)
         assert epochs_seen, "the progress bar never showed an epoch"
-        wait_for_charts(page, 7, timeout=300)
+        wait_for_charts(page, 2, timeout=300)
         assert page.locator("[data-testid=stException]").count() == 0
         assert errors.real() == []

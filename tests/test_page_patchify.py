@@ -1,6 +1,6 @@
 import pytest
 
-from tests.apptest_helpers import assert_change_shows, assert_clean, page
+from tests.apptest_helpers import all_charts, assert_change_shows, assert_clean, page
 
 PAGE = "pages/1_Patchify.py"
 
@@ -14,7 +14,8 @@ def test_default_view_shows_equivalence():
     assert_clean(at)
     assert metric(at, "Patches N") == "16" and metric(at, "Values per patch") == "48"
     assert float(metric(at, "max |linear − conv|")) <= 1e-12
-    assert len(at.get("plotly_chart")) == 7
+    assert len(at.get("plotly_chart")) == 2  # the open section only
+    assert len(all_charts(at)) == 7
 
 
 @pytest.mark.parametrize(

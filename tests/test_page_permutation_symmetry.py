@@ -1,6 +1,8 @@
 import pytest
 
-from tests.apptest_helpers import assert_change_shows, assert_clean, page
+from tests.apptest_helpers import all_charts, assert_change_shows, assert_clean, open_section, page
+
+ATTENTION, CHANGE = "3 · Where does the class token look?", "2 · Change one patch"
 
 PAGE = "pages/2_Permutation_symmetry.py"
 
@@ -10,7 +12,9 @@ def test_default_view_passes_all_claims():
     assert_clean(at)
     claims = [md.value for md in at.markdown if "PASS" in md.value or "FAIL" in md.value]
     assert len(claims) == 4 and all(c.startswith("✅ **PASS**") for c in claims)
-    assert len(at.get("plotly_chart")) >= 12
+    assert len(at.get("plotly_chart")) == 5  # the open section only: two pictures, two bar charts, the strip
+    assert len(all_charts(at)) >= 12
+    open_section(at, ATTENTION)
     assert any("untrained" in i.value for i in at.info)
 
 
@@ -30,10 +34,12 @@ def set_kind(at, kind):
         lambda at: (set_kind(at, "swap"), at.number_input(key="swap_i").set_value(3)),
         lambda at: (set_kind(at, "shift"), at.slider(key="shift_r").set_value(2)),
         lambda at: (set_kind(at, "shift"), at.slider(key="shift_c").set_value(-1)),
-        lambda at: at.slider(key="change_patch").set_value(10),
-        lambda at: at.radio(key="att_case").set_value("Bright patch at bottom right"),
-        lambda at: (at.radio(key="att_case").set_value("Any position").run(), at.slider(key="att_row").set_value(3)),
-        lambda at: (at.radio(key="att_case").set_value("Any position").run(), at.slider(key="att_col").set_value(3)),
+        lambda at: open_section(at, CHANGE).slider(key="change_patch").set_value(10),
+        lambda at: open_section(at, ATTENTION).radio(key="att_case").set_value("Bright patch at bottom right"),
+        lambda at: (open_section(at, ATTENTION).radio(key="att_case").set_value("Any position").run(),
+                    at.slider(key="att_row").set_value(3)),
+        lambda at: (open_section(at, ATTENTION).radio(key="att_case").set_value("Any position").run(),
+                    at.slider(key="att_col").set_value(3)),
     ],
 )
 def test_every_control_changes_what_is_shown(change):

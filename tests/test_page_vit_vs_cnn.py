@@ -1,4 +1,4 @@
-from tests.apptest_helpers import assert_clean, page
+from tests.apptest_helpers import all_charts, assert_clean, page
 
 PAGE = "pages/3_ViT_vs_CNN.py"
 
@@ -28,7 +28,8 @@ def test_tiny_preset_through_the_form_shows_results():
     assert any("Your prediction:** in between" in md.value for md in at.markdown)
     labels = [m.label for m in at.metric]
     assert "CNN · test (unseen)" in labels and "ViT (lesson) · test (unseen)" in labels
-    assert len(at.get("plotly_chart")) >= 7  # bars, loss, test curve, 4 position maps
+    assert len(at.get("plotly_chart")) >= 2  # the open section: bars, loss (and the test curve)
+    assert len(all_charts(at)) >= 7  # and the 4 position maps, the gallery
     assert len(at.get("download_button")) == 2
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
     assert any("The CNN fit its training positions" in n and "95 % interval" in n for n in notes)
@@ -36,6 +37,8 @@ def test_tiny_preset_through_the_form_shows_results():
     verdict = next(md.value for md in at.markdown if md.value.startswith("**Your prediction:** in between"))
     assert any(word in verdict for word in ("right", "not ruled out", "not what happened"))
     # the gallery shows the seed the learner picks, and says how many it got wrong for that seed
+    at.session_state["results_view"] = "Misclassified test images"
+    at.run()
     at.selectbox(key="mis_model").set_value("vit")
     at.selectbox(key="mis_seed").set_value(2).run()
     assert any(md.value.startswith("**ViT (lesson), seed 2:") for md in at.markdown)

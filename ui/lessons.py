@@ -13,7 +13,7 @@ class Lesson:
     title: str  # the page's title (st.title) and its navigation label
     icon: str
     blurb: str  # what the home page says about it
-    min_charts: int  # charts the page draws on first view (the browser test waits for them)
+    min_charts: int  # charts the page draws on first view, its first section (the browser test waits for them)
     progress_key: str  # the lesson's name in the session's exercise progress (ui.exercises)
     exercises: int  # how many exercises its page asks
 
@@ -26,12 +26,12 @@ class Lesson:
 LESSONS: tuple[Lesson, ...] = (
     Lesson("pages/1_Patchify.py", "Patchify", "🧩",
            "An image becomes a sequence: cut into P×P patches, flatten, one linear map. See that "
-           "`Conv2d(kernel=P, stride=P)` computes exactly the same numbers, for any patch size, then break it.", 7, "patchify", 3),
+           "`Conv2d(kernel=P, stride=P)` computes exactly the same numbers, for any patch size, then break it.", 2, "patchify", 3),
     Lesson("pages/2_Permutation_symmetry.py", "Permutation symmetry", "🔀",
            "Without positional encodings a Transformer cannot tell where a patch was: shuffle the patches and the "
-           "class output stays put. Add learned or sinusoidal positions and the symmetry breaks.", 12, "symmetry", 3),
+           "class output stays put. Add learned or sinusoidal positions and the symmetry breaks.", 5, "symmetry", 3),
     Lesson("pages/3_ViT_vs_CNN.py", "ViT vs CNN", "⚖️",
            "Train both on plus-vs-circle images at some positions, test at unseen ones. The CNN generalizes; the "
            "tiny ViT is not distinguishable from chance there. Then run the lesson's exercises: more data, smaller "
-           "patches, a CNN stem, and see which of them change that.", 7, "vit-vs-cnn", 3),
+           "patches, a CNN stem, and see which of them change that.", 2, "vit-vs-cnn", 3),
 )

@@ -4,6 +4,7 @@ to the page's settings, the "What to notice" list and the code that ran."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from urllib.parse import urlencode
 
 import plotly.graph_objects as go
@@ -75,6 +76,20 @@ def share_link(where=None) -> str:
     where.caption("The copy button is at the box's right. Opened anywhere, even on a freshly started server, the "
                   "link shows this page with these settings.")
     return link
+
+
+def sections(key: str, draws: dict[str, Callable[[], object]]):
+    """The page's sections as tabs of which only the open one runs and is drawn; returns what its draw
+    function returned. Drawing every chart of every section made a first draw take 4.5-7 s in the browser
+    (benchmarks/browser_latency.py); a closed section costs nothing. The open tab is in the link (``key``),
+    and a hidden section's controls keep their values (they are bound to the URL)."""
+    tabs = st.tabs(list(draws), key=key, bind=URL)
+    shown = None
+    for tab, draw in zip(tabs, draws.values(), strict=True):
+        with tab:
+            if tab.open:
+                shown = draw()
+    return shown
 
 
 def bullets(notes: list[str]) -> None:
