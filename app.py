@@ -22,7 +22,8 @@ for col, (number, lesson) in zip(st.columns(len(LESSONS)), enumerate(LESSONS, st
         st.page_link(lesson.page, label=f"{number} · {lesson.title}", icon=lesson.icon)
         st.markdown(lesson.blurb)
         done = {k: v for k, v in progress().items() if k.startswith(f"{lesson.progress_key}/")}
-        st.caption(f"Exercises: {sum(done.values())} of {lesson.exercises} answered right in this session")
+        st.caption(f"Exercises: {sum(done.values())} of {lesson.exercises} answered right in this session"
+                   if lesson.exercises else "Predict first, then see the bench")
 
 st.subheader("How to read the pages")
 st.markdown(

@@ -110,6 +110,32 @@ def cmd_generalization(args: argparse.Namespace) -> dict:
     return out
 
 
+def cmd_remedies(args: argparse.Namespace) -> dict:
+    from dataclasses import asdict
+
+    from core.generalization.config import with_value
+    from core.generalization.remedies import bench
+    from core.generalization.results import summary
+    from core.generalization.run import run
+    from core.generalization.verdict import verdicts
+
+    cfg = bench(tuple(args.models) if args.models else None, args.seeds)
+    for path, value in (("data.train_range", args.train_range), ("data.n_train", args.n_train),
+                        ("train.epochs", args.epochs), ("train.lr", args.lr)):
+        if value is not None:
+            cfg = with_value(cfg, path, tuple(value) if isinstance(value, list) else value)
+    if args.workers is not None and args.workers < 0:
+        raise ValueError(f"--workers must be >= 0, got {args.workers}")
+    result = run(cfg, workers=args.workers, limit=not args.no_limits)
+    v = verdicts(result)
+    return {"config": cfg.to_json(),
+            "results": [{"model": r.model, "seed": r.seed, "train_acc": r.train_acc, "test_acc": r.test_acc}
+                        for r in result.rows],
+            "summary": {m: {**asdict(s), "test_interval": [v[m].interval.lo, v[m].interval.hi], "band": v[m].band}
+                        for m, s in summary(result).items() if m in v},
+            "seconds": result.seconds}
+
+
 def _model_options(p: argparse.ArgumentParser) -> None:
     from core.vit import POS_EMBEDS, VIT_PRESETS
 
@@ -180,6 +206,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="lift the cap on one run's work (the app's limit for a shared server), on a machine of your own")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_generalization)
+
+    from core.generalization.remedies import CARDS, SEEDS
+
+    p = sub.add_parser("remedies", help="lesson 4's bench: what restores the ViT at unseen positions",
+                       description="Train the remedies on the lesson's split (train at centres 5..10, test at 3..4) and "
+                                   "print per model and seed the accuracies, then each model's mean with its 95 % "
+                                   "interval and its band (below, chance, between, top).")
+    p.add_argument("--models", nargs="+", choices=list(CARDS), help="default: every model on the bench")
+    p.add_argument("--seeds", type=int, default=len(SEEDS), help=f"seeds 0..N-1 (default {len(SEEDS)})")
+    p.add_argument("--train-range", type=int, nargs=2, metavar=("LO", "HI"),
+                   help="training centres (the data-efficiency view: 5 5, 5 6, 5 8, 5 10, 5 12)")
+    p.add_argument("--n-train", type=int)
+    p.add_argument("--epochs", type=int)
+    p.add_argument("--lr", type=float)
+    p.add_argument("--workers", type=int, help="parallel worker processes (default: one per available core)")
+    p.add_argument("--no-limits", action="store_true", help="lift the cap on one run's work (the app's limit)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_remedies)
     return parser
 
 

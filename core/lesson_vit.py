@@ -51,7 +51,11 @@ class EncoderLayer(nn.Module):
         self.norm1 = nn.LayerNorm(dim)
         self.norm2 = nn.LayerNorm(dim)
 
-    def attention(self, x: torch.Tensor, cls_only: bool = False) -> torch.Tensor:
+    def attention(self, x: torch.Tensor, cls_only: bool = False, bias: torch.Tensor | None = None,
+                  scale: torch.Tensor | None = None) -> torch.Tensor:
+        """Multi-head self-attention. ``bias`` (H, T, T) is added to the scores (a relative position bias, or
+        -inf on the diagonal for locality self-attention) and ``scale`` replaces 1/sqrt(head_dim) (a learned
+        temperature): both for the remedies of lesson 4; without them this is torch's layer."""
         B, T, D = x.shape
         H = self.num_heads
         if cls_only:
@@ -65,7 +69,12 @@ class EncoderLayer(nn.Module):
         else:
             qkv = F.linear(x, self.in_proj_weight, self.in_proj_bias)  # (B, T, 3D)
             q, k, v = qkv.reshape(B, T, 3, H, D // H).permute(2, 0, 3, 1, 4)  # each (B, H, T, hd)
-        if self.attn_impl != "sdpa":
+        if bias is not None or scale is not None:
+            scores = q @ k.transpose(-2, -1) * (1 / math.sqrt(D // H) if scale is None else scale)  # (B, H, T, T)
+            if bias is not None:
+                scores = scores + (bias[:, :1] if cls_only else bias)
+            out = scores.softmax(dim=-1) @ v  # (B, H, T, hd)
+        elif self.attn_impl != "sdpa":
             weights = (q @ k.transpose(-2, -1) / math.sqrt(D // H)).softmax(dim=-1)  # (B, H, T, T)
             out = weights @ v  # (B, H, T, hd)
         else:
@@ -73,10 +82,11 @@ class EncoderLayer(nn.Module):
         out = out.transpose(1, 2).reshape(B, T, D)  # (B, T, D)
         return self.out_proj(out)
 
-    def forward(self, x: torch.Tensor, cls_only: bool = False) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, cls_only: bool = False, bias: torch.Tensor | None = None,
+                scale: torch.Tensor | None = None) -> torch.Tensor:
         """(B, T, D) -> (B, T, D), or (B, 1, D) for the class token alone when ``cls_only``."""
         residual = x[:, :1] if cls_only else x
-        x = self.norm1(residual + self.attention(x, cls_only))  # post-norm, as torch's default norm_first=False
+        x = self.norm1(residual + self.attention(x, cls_only, bias, scale))  # post-norm, as torch's default norm_first=False
         return self.norm2(x + self.linear2(F.relu(self.linear1(x))))
 
 

@@ -58,8 +58,14 @@ EVAL_CHUNK = 256
 
 @torch.no_grad()
 def predict(model: nn.Module, X: torch.Tensor, chunk: int = EVAL_CHUNK) -> torch.Tensor:
-    """The model's logits for every image of ``X``, computed ``chunk`` images at a time."""
-    return torch.cat([model(X[i:i + chunk]) for i in range(0, len(X), chunk)])
+    """The model's logits for every image of ``X``, computed ``chunk`` images at a time, in evaluation
+    mode (a model that augments its input while training must not do it here)."""
+    was_training = model.training
+    model.eval()
+    try:
+        return torch.cat([model(X[i:i + chunk]) for i in range(0, len(X), chunk)])
+    finally:
+        model.train(was_training)
 
 
 def accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:

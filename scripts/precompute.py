@@ -1,6 +1,6 @@
 """Precompute the presets' results, shipped in results/ so the ViT-vs-CNN page opens on them at once.
 
-    python -m scripts.precompute             # lesson, exercise-1, exercise-2, exercise-3
+    python -m scripts.precompute             # lesson, exercise-1..3, lesson 4's bench and its positions sweep
     python -m scripts.precompute lesson      # just one
 
 Each file holds the full RunResult and the code fingerprint it was made with;
@@ -12,15 +12,22 @@ from __future__ import annotations
 import sys
 import time
 
-from core.generalization.config import PRESETS
-from core.generalization.results import SHIPPED, save_shipped
-from core.generalization.run import run
+from core.generalization.remedies import POSITIONS_SWEEP, positions_base
+from core.generalization.results import SHIPPED, SHIPPED_CONFIGS, save_shipped, save_shipped_rows
+from core.generalization.run import run, sweep
+
+POSITIONS = "remedies-positions"
 
 
 def main(names: list[str]) -> None:
-    for name in names or SHIPPED:
+    for name in names or (*SHIPPED, POSITIONS):
         start = time.perf_counter()
-        result = run(PRESETS[name])
+        if name == POSITIONS:
+            rows = sweep(positions_base(), POSITIONS_SWEEP, limit=False)
+            path = save_shipped_rows(name, positions_base(), rows)
+            print(f"{name}: {time.perf_counter() - start:.1f} s, {path.stat().st_size / 1024:.0f} KiB, {len(rows)} rows")
+            continue
+        result = run(SHIPPED_CONFIGS[name], limit=False)
         path = save_shipped(name, result)
         print(f"{name}: {time.perf_counter() - start:.1f} s, {path.stat().st_size / 1024:.0f} KiB, "
               + ", ".join(f"{r.model}/{r.seed} {r.test_acc:.1%}" for r in result.rows))

@@ -11,7 +11,7 @@ from core.generalization.models import REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
 # core.generalization, bottom to top: a module may import only those before it
-ENGINE = ["model_config", "models", "config", "data", "planning", "worker", "pool", "results", "verdict", "store",
+ENGINE = ["model_config", "models", "config", "remedies", "data", "planning", "worker", "pool", "results", "verdict", "store",
           "run", "exercises"]
 
 
@@ -96,7 +96,7 @@ def test_pages_build_no_figures_themselves():
 
 SETTING_WIDGETS = {"slider", "select_slider", "radio", "selectbox", "multiselect", "number_input", "toggle", "checkbox",
                    "text_input", "segmented_control", "pills"}
-NOT_IN_THE_LINK = ("predict", "answer_")  # a learner's own answers: a shared link must not carry them
+NOT_IN_THE_LINK = ("predict", "answer_", "bench_pick")  # a learner's own answers: a shared link must not carry them
 
 
 def test_every_setting_control_is_in_the_link():

@@ -23,9 +23,9 @@ pytestmark = [pytest.mark.bench, pytest.mark.skipif(os.environ.get("VITLAB_BENCH
 
 MARGIN = 1.3  # this machine's run-to-run noise on a quiet machine
 THRESHOLDS = {  # seconds (medians measured after; see README, "What the learner waits for")
-    "first draw": 6.5,
-    "control": 1.7,
-    "Run → results over the engine": 4.7,
+    "first draw": 5.1,
+    "control": 1.1,
+    "Run → results over the engine": 3.2,
 }
 
 

@@ -29,3 +29,23 @@ def test_the_answer_follows_the_run():
         return replace(r, rows=[replace(x, test_acc=1.0) for x in r.rows])
 
     assert EXERCISES[0].answer(perfect).correct == 0
+
+
+def test_lesson_4s_exercises_are_answered_from_the_bench_and_follow_its_numbers():
+    from core.generalization.exercises import REMEDY_EXERCISES
+    from core.generalization.remedies import BENCH
+
+    shipped = load_fresh_shipped()
+    answers = {ex.key: ex.answer(shipped.get) for ex in REMEDY_EXERCISES}
+    assert all(a.correct is not None and "%" in a.explanation for a in answers.values())
+    assert REMEDY_EXERCISES[0].answer(lambda cfg: None).correct is None
+
+    def swapped(cfg):  # the learned table scoring what the lesson's ViT scored, and the other way round
+        r = shipped[cfg]
+        acc = {(x.model, x.seed): x.test_acc for x in r.rows}
+        swap = {"vit-learned": "vit", "vit": "vit-learned"}
+        return replace(r, rows=[replace(x, test_acc=acc[(swap.get(x.model, x.model), x.seed)]) for x in r.rows])
+
+    flipped = REMEDY_EXERCISES[0].answer(swapped).correct
+    assert {answers["learned-table"].correct, flipped} == {0, 2}  # better one way, worse the other
+    assert BENCH in shipped

@@ -7,7 +7,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_the_lesson_list_is_the_pages_folder():
     assert sorted(lesson.page for lesson in LESSONS) == sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
-    assert [lesson.url_path for lesson in LESSONS] == ["Patchify", "Permutation_symmetry", "ViT_vs_CNN"]
+    assert [lesson.url_path for lesson in LESSONS] == ["Patchify", "Permutation_symmetry", "ViT_vs_CNN",
+                                                       "Fixing_the_ViT"]
 
 
 def test_every_page_titles_itself_as_listed():
@@ -17,9 +18,10 @@ def test_every_page_titles_itself_as_listed():
 
 def test_every_page_has_its_exercise_panel_with_as_many_exercises_as_listed():
     from core.exercises import PATCHIFY_EXERCISES, SYMMETRY_EXERCISES
-    from core.generalization.exercises import EXERCISES
+    from core.generalization.exercises import EXERCISES, REMEDY_EXERCISES
 
-    counts = {"patchify": len(PATCHIFY_EXERCISES), "symmetry": len(SYMMETRY_EXERCISES), "vit-vs-cnn": len(EXERCISES)}
+    counts = {"patchify": len(PATCHIFY_EXERCISES), "symmetry": len(SYMMETRY_EXERCISES), "vit-vs-cnn": len(EXERCISES),
+              "remedies": len(REMEDY_EXERCISES)}
     for lesson in LESSONS:
         assert f'exercise_panel("{lesson.progress_key}"' in (ROOT / lesson.page).read_text(), lesson.page
         assert counts[lesson.progress_key] == lesson.exercises >= 2

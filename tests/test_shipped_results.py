@@ -3,7 +3,8 @@
 import pytest
 
 from core.generalization.config import PRESETS
-from core.generalization.results import SHIPPED, load_shipped, shipped_path
+from core.generalization.remedies import positions_base
+from core.generalization.results import SHIPPED, SHIPPED_CONFIGS, load_shipped, load_shipped_rows, shipped_path
 from tests.apptest_helpers import page
 
 PAGE = "pages/3_ViT_vs_CNN.py"
@@ -13,7 +14,7 @@ PAGE = "pages/3_ViT_vs_CNN.py"
 def test_shipped_result_is_present_and_fresh(preset):
     assert shipped_path(preset).exists(), f"results/{preset}.json is missing: run python -m scripts.precompute {preset}"
     result, fresh = load_shipped(preset)
-    assert result.config == PRESETS[preset], f"results/{preset}.json was made for another config"
+    assert result.config == SHIPPED_CONFIGS[preset], f"results/{preset}.json was made for another config"
     assert fresh, (f"results/{preset}.json is stale: the training code changed since it was made. "
                    f"Run: python -m scripts.precompute {preset}")
     assert result.complete and len(result.rows) == len(result.config.jobs)
@@ -27,7 +28,13 @@ def test_shipped_lesson_matches_the_notebook():
                    ("vit", 2): 0.26, ("cnn", 2): 1.0}
 
 
-@pytest.mark.parametrize("preset", SHIPPED)
+def test_lesson_4s_data_efficiency_rows_are_present_and_fresh():
+    rows = load_shipped_rows("remedies-positions", positions_base())
+    assert rows is not None, "stale or missing: run python -m scripts.precompute remedies-positions"
+    assert len(rows) == 5 * 3 * 3  # ranges x models x seeds
+
+
+@pytest.mark.parametrize("preset", [p for p in SHIPPED if p in PRESETS])
 def test_every_preset_through_the_form_finds_its_shipped_result(preset):
     at = page(PAGE, timeout=60)
     at.button(key=f"preset_{preset}").click().run()

@@ -198,6 +198,53 @@ def position_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple
     return _square(fig, height)
 
 
+def ranking_figure(rows: list[dict], title: str = "Test accuracy at unseen positions, best first (bars: 95 % "
+                                                       "interval)") -> go.Figure:
+    """Horizontal bars, one per model, sorted by mean test accuracy, with its 95 % interval as error bars.
+    ``rows``: dicts with model, mean, lo, hi."""
+    rows = sorted(rows, key=lambda r: r["mean"])  # best at the top (Plotly draws the first bar lowest)
+    fig = go.Figure(go.Bar(
+        y=[label(r["model"]) for r in rows], x=[r["mean"] for r in rows], orientation="h",
+        marker_color=[color(r["model"]) for r in rows], text=[f"{r['mean']:.0%}" for r in rows],
+        textposition="inside", insidetextanchor="start", textfont=dict(color="#ffffff"),
+        error_x=dict(type="data", symmetric=False, array=[r["hi"] - r["mean"] for r in rows],
+                     arrayminus=[r["mean"] - r["lo"] for r in rows], color="#111827"),
+        hovertemplate="%{y}: %{x:.1%}<extra></extra>"))
+    fig.add_vline(x=0.5, line=dict(dash="dot", color="#6b7280"), annotation_text="chance", annotation_position="top")
+    fig.update_layout(title=title, height=60 + 28 * len(rows), margin=dict(l=10, r=10, t=40, b=10),
+                      xaxis=dict(range=[0, 1.02], tickformat=".0%", title="test accuracy (unseen positions)"))
+    return fig
+
+
+def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_range: tuple[int, int],
+                     test_range: tuple[int, int], title: str, cols: int = 4) -> go.Figure:
+    """Every model's generalization map (accuracy at each centre, both shapes averaged) side by side, at one
+    colour scale, each with the training square (solid) and the test square (dashed). One figure, not one
+    per model: a chart costs the browser far more than a subplot."""
+    from plotly.subplots import make_subplots
+
+    names = list(grids)
+    rows = max(1, -(-len(names) // cols))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[label(m) for m in names], horizontal_spacing=0.03,
+                        vertical_spacing=0.25 / rows)
+    for i, m in enumerate(names):
+        r, c = i // cols + 1, i % cols + 1
+        fig.add_trace(go.Heatmap(z=grids[m], x=centres, y=centres, coloraxis="coloraxis", name=label(m),
+                                 hovertemplate=f"{label(m)}<br>cx=%{{x}} cy=%{{y}}: %{{z:.0%}}<extra></extra>"),
+                      row=r, col=c)
+        for (lo, hi), line in ((train_range, dict(color="#111827", width=2)),
+                               (test_range, dict(color="#7c3aed", width=2, dash="dash"))):
+            fig.add_shape(type="rect", x0=lo - 0.5, x1=hi + 0.5, y0=lo - 0.5, y1=hi + 0.5, line=line, row=r, col=c)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, autorange="reversed")
+    for k in range(1, len(names) + 1):  # square cells
+        fig.update_layout({f"yaxis{k if k > 1 else ''}": dict(scaleanchor=f"x{k if k > 1 else ''}")})
+    fig.update_annotations(font_size=11)
+    fig.update_layout(title=title, height=210 * rows + 60, margin=dict(l=10, r=10, t=60, b=10),
+                      coloraxis=dict(colorscale=ACCURACY_SCALE, cmin=0, cmax=1, colorbar=dict(tickformat=".0%")))
+    return fig
+
+
 def image_gallery(images: list[np.ndarray], captions: list[str], cols: int = 4, title: str = "",
                   table: list[dict] | None = None) -> go.Figure:
     """Small grey images in a grid, each with a caption (four to a row, so captions stay apart on a phone).

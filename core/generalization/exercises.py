@@ -1,4 +1,5 @@
-"""Lesson 3's exercises, the notebook's three, each answered from a run of its preset.
+"""Lesson 3's exercises, the notebook's three, each answered from a run of its preset; and lesson 4's,
+answered from the remedy bench's run.
 
 ``answer(lookup)`` takes ``lookup(config) -> RunResult | None`` (the page passes its result store), so
 the check reads the very numbers the page shows for that preset, shipped or trained on this server.
@@ -13,6 +14,7 @@ from core.exercises import Answer, Exercise
 from core.generalization.config import PRESETS, GeneralizationConfig
 from core.generalization.data import distinct_training_images
 from core.generalization.models import spec
+from core.generalization.remedies import BENCH
 from core.generalization.results import RunResult
 from core.generalization.verdict import Verdict, verdicts
 
@@ -87,4 +89,57 @@ EXERCISES: tuple[PresetExercise, ...] = (
               "that bring back the CNN's generalization?",
               "Press *Fill the form with exercise-3*, then *Run*, and compare the hybrid with both.",
               "exercise-3", hybrid, model="hybrid"),
+)
+
+
+# ---------------------------------------------------------------- lesson 4: the remedy bench
+def _from_bench(key: str, question: str, how: str, options: tuple[str, ...],
+                decide: Callable[[dict[str, Verdict]], tuple[int, str]]) -> Exercise:
+    """An exercise answered from the bench's run (``remedies.BENCH``: shipped, or trained on this server)."""
+    def answer(lookup: Lookup) -> Answer:
+        result = lookup(BENCH)
+        if result is None:
+            return Answer(None, "The bench's result is not on this server yet: press *Run* with every model selected.")
+        return Answer(*decide(verdicts(result, {m: spec(m).label for m in result.config.models})))
+
+    return Exercise(key, question, how, options, answer)
+
+
+def learned_table(v: dict[str, Verdict]) -> tuple[int, str]:
+    a, b = v["vit-learned"].interval, v["vit"].interval
+    correct = 1 if a.overlaps(b) else 0 if a.mean > b.mean else 2
+    return correct, (f"Learned table {a} against the lesson's 1-D sin-cos table {b}. The learned table starts near "
+                     "zero (0.02 × random), so at first nothing in a token says where it is, and training gives the "
+                     "positions only what the task needs; the fixed 1-D table adds values of size 1 that differ for "
+                     "every patch, including patches whose contents the model never saw there.")
+
+
+def flatten_head(v: dict[str, Verdict]) -> tuple[int, str]:
+    verdict = v["cnn-flatten"]
+    return OUTCOME[verdict.band], (f"The CNN with a flatten + linear head scored {verdict.text} (the lesson's CNN: "
+                                   f"{v['cnn'].interval}). Its head has a weight for every position of the last "
+                                   "feature map, so where a feature fired reaches the classifier: convolution "
+                                   "alone is not what made the lesson's CNN generalize, its global max pool is.")
+
+
+def overlapping(v: dict[str, Verdict]) -> tuple[int, str]:
+    verdict = v["vit-overlap"]
+    return OUTCOME[verdict.band], (f"Overlapping patches scored {verdict.text}. Each token sees more of its "
+                                   "neighbours, but the 1-D position table is still added to every token, and "
+                                   "still differs at positions never trained: what a token sees is not the "
+                                   "problem here, where it is said to be is.")
+
+
+BENCH_OPTIONS = ("Better than the 1-D table", "No different (the intervals overlap)", "Worse than the 1-D table")
+CNN_OPTIONS = ("As good as the lesson's CNN", "Above chance, below the lesson's CNN",
+               "Not distinguishable from chance")
+REMEDY_EXERCISES: tuple[Exercise, ...] = (
+    _from_bench("learned-table", "Replace the lesson's fixed 1-D sin-cos table with a learned one. At the unseen "
+                "centres, the learned table does…", "Find *ViT, learned positions* and *ViT (lesson)* in the "
+                "ranking: compare their intervals.", BENCH_OPTIONS, learned_table),
+    _from_bench("flatten-head", "Replace the CNN's global max pool with a flatten + linear head. At the unseen "
+                "centres the CNN is…", "Find *CNN, flatten + linear head* in the ranking and in the maps.",
+                CNN_OPTIONS, flatten_head),
+    _from_bench("overlap", "Overlapping patches: do they restore the ViT at the unseen centres?",
+                "Find *ViT, overlapping patches* in the ranking.", OPTIONS, overlapping),
 )

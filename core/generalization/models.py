@@ -17,6 +17,7 @@ from core import seeded
 from core.cnn import CNNClassifier
 from core.generalization.model_config import ModelConfig
 from core.lesson_vit import LessonViT
+from core.remedy_vit import RemedyViT, ViTRemedy
 from core.vit import ViT, ViTConfig
 
 IN_CHANS = 1  # the lesson's images are grey
@@ -138,3 +139,53 @@ register(ModelSpec(
     uses=("patch_size", "embed_dim", "num_heads", "depth", "pos_embed", "global_pool"),
     build=_configurable_vit, activation_bytes=_transformer_activation, safety=1.9, flops=_transformer_flops,
     check=_check_configurable_vit))
+
+
+# ---------------------------------------------------------------- lesson 4's remedies
+# The lesson's ViT with one thing changed (core/remedy_vit.py; the lesson's 1-D sin-cos table and class
+# token are the "vit" above, the convolutional stem is the "hybrid"), and the CNN with its pooling or its
+# padding changed. What each is for, and where it comes from: core/generalization/remedies.py.
+VIT_REMEDIES: dict[str, tuple[str, str, ViTRemedy]] = {
+    "vit-shift": ("ViT + random shifts", "#cc79a7", ViTRemedy(max_shift=2)),
+    "vit-nopos-avg": ("ViT, no positions, mean pool", "#56b4e9", ViTRemedy(pos_embed="none", global_pool="avg")),
+    "vit-learned": ("ViT, learned positions", "#882255", ViTRemedy(pos_embed="learned")),
+    "vit-sincos2d": ("ViT, 2-D sin-cos positions", "#117733", ViTRemedy(pos_embed="sincos2d")),
+    "vit-relpos": ("ViT, 2-D relative position bias", "#999933", ViTRemedy(pos_embed="relative")),
+    "vit-overlap": ("ViT, overlapping patches", "#44aa99", ViTRemedy(tokens="overlap")),
+    "vit-spt": ("ViT, shifted patch tokens", "#aa4499", ViTRemedy(tokens="spt")),
+    "vit-lsa": ("ViT, locality self-attention", "#332288", ViTRemedy(attention="lsa")),
+    "vit-avg": ("ViT, mean of patches", "#88ccee", ViTRemedy(global_pool="avg")),
+    "vit-max": ("ViT, max over patches", "#661100", ViTRemedy(global_pool="max")),
+}
+CNN_VARIANTS: dict[str, tuple[str, str, dict]] = {
+    "cnn-avg": ("CNN, global average pool", "#6699cc", {"head": "avg"}),
+    "cnn-flatten": ("CNN, flatten + linear head", "#888888", {"head": "flatten"}),
+    "cnn-circular": ("CNN, circular padding", "#ddcc77", {"padding": "circular"}),
+}
+
+
+def _remedy_builder(remedy: ViTRemedy):
+    def build_remedy(m: ModelConfig, size: int, g: torch.Generator) -> nn.Module:
+        return RemedyViT(size, m.patch_size, IN_CHANS, m.embed_dim, m.num_heads, m.depth, remedy, generator=g)
+    return build_remedy
+
+
+def _check_remedy(remedy: ViTRemedy):
+    def check(m: ModelConfig, size: int) -> None:
+        _check_patch(m, size)
+        if remedy.pos_embed == "sincos2d" and m.embed_dim % 4:
+            raise ValueError(f"2-D sin-cos positions need embed_dim divisible by 4, got {m.embed_dim}")
+    return check
+
+
+for _name, (_label, _color, _remedy) in VIT_REMEDIES.items():
+    register(ModelSpec(
+        name=_name, label=_label, color=_color, transformer=True, uses=_VIT_FIELDS[:-1],
+        build=_remedy_builder(_remedy), activation_bytes=_transformer_activation, safety=2.0,
+        flops=_transformer_flops, check=_check_remedy(_remedy)))
+for _name, (_label, _color, _options) in CNN_VARIANTS.items():
+    register(ModelSpec(
+        name=_name, label=_label, color=_color, transformer=False, uses=(),
+        build=lambda m, size, g, options=_options: CNNClassifier(IN_CHANS, generator=g, nhwc=True, img_size=size,
+                                                                 **options),
+        activation_bytes=lambda m, size: size**2 * (8 * 4 + 16 * 2) * 4, safety=1.0, flops=_cnn_flops))

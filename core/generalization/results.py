@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from core.generalization.config import PRESETS, GeneralizationConfig
+from core.generalization.remedies import BENCH
 from core.shapes import SHAPES, valid_centres
 
 
@@ -72,6 +73,17 @@ class RunResult:
     def merge(self, part: RunResult) -> None:
         for f in ("rows", "curves", "test_predictions", "position_map"):
             getattr(self, f).extend(getattr(part, f))
+
+    def subset(self, config: GeneralizationConfig) -> RunResult:
+        """This result restricted to ``config``, a config that differs from this one only in keeping some of
+        its models (lesson 4 shows any selection of the shipped bench without training)."""
+        if replace(self.config, models=config.models) != config or not set(config.models) <= set(self.config.models):
+            raise ValueError(f"{config.models} is not a selection of this result's models {self.config.models}")
+        keep = set(config.models)
+        part = RunResult(config, seconds=self.seconds, complete=self.complete, origin=self.origin)
+        for f in ("rows", "curves", "test_predictions", "position_map"):
+            setattr(part, f, [x for x in getattr(self, f) if x.model in keep])
+        return part
 
     @property
     def diverged(self) -> list[SeedResult]:
@@ -139,7 +151,8 @@ def position_grid(result: RunResult, model: str, shape: str) -> np.ndarray:
 # ---------------------------------------------------------------- shipped results and their fingerprint
 CORE = Path(__file__).resolve().parent.parent
 RESULT_SOURCES = ("shapes", "patchify", "pos_embed", "patch_embed", "vit", "lesson_vit", "cnn", "adam", "train",
-                  "seeded", "generalization/model_config", "generalization/models", "generalization/config",
+                  "seeded", "augment", "rel_pos_bias", "spt", "lsa", "remedy_vit", "generalization/model_config",
+                  "generalization/models", "generalization/config", "generalization/remedies",
                   "generalization/data", "generalization/results", "generalization/run")
 
 
@@ -153,7 +166,10 @@ def code_fingerprint() -> str:
 
 
 RESULTS_DIR = CORE.parent / "results"
-SHIPPED = ("lesson", "exercise-1", "exercise-2", "exercise-3")
+# What ships precomputed: lesson 3's presets and lesson 4's bench
+SHIPPED_CONFIGS: dict[str, GeneralizationConfig] = {
+    **{p: PRESETS[p] for p in ("lesson", "exercise-1", "exercise-2", "exercise-3")}, "remedies": BENCH}
+SHIPPED = tuple(SHIPPED_CONFIGS)
 
 
 def shipped_path(preset: str) -> Path:
@@ -180,6 +196,24 @@ def load_fresh_shipped() -> dict[GeneralizationConfig, RunResult]:
     for preset in SHIPPED:
         if shipped_path(preset).exists():
             result, fresh = load_shipped(preset)
-            if fresh and result.config == PRESETS[preset]:
+            if fresh and result.config == SHIPPED_CONFIGS[preset]:
                 out[result.config] = result
     return out
+
+
+def save_shipped_rows(name: str, base: GeneralizationConfig, rows: list) -> Path:
+    """A sweep's rows (dataclasses), shipped like a result: with the code fingerprint and its base config."""
+    path = shipped_path(name)
+    data = {"name": name, "fingerprint": code_fingerprint(), "base": base.to_json(), "rows": [asdict(r) for r in rows]}
+    path.write_text(json.dumps(data, separators=(",", ":"), allow_nan=False))
+    return path
+
+
+def load_shipped_rows(name: str, base: GeneralizationConfig) -> list[dict] | None:
+    """The shipped rows, if the file exists, matches ``base`` and the code (else None: run it instead)."""
+    path = shipped_path(name)
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text())
+    fresh = data["fingerprint"] == code_fingerprint() and GeneralizationConfig.from_json(data["base"]) == base
+    return data["rows"] if fresh else None

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import torch
 
-from core.generalization.config import SWEEPS, GeneralizationConfig, with_value
+from core.generalization.config import SWEEPS, GeneralizationConfig, Sweep, with_value
 from core.generalization.data import Data, make_data
 from core.generalization.models import build, spec
 from core.generalization.planning import MAX_SWEEP_COST, check_cost, plan, relative_cost
@@ -144,21 +144,28 @@ def _run_here(cfg, jobs, how, eval_every, on_progress, on_wait, pool: Pool) -> l
 
 @dataclass(frozen=True)
 class SweepRow:
-    value: float | int
+    value: float | int | tuple
     model: str
     seed: int
     train_acc: float | None
     test_acc: float | None
 
 
-def check_sweep_cost(base: GeneralizationConfig, name: str, values: tuple | None = None) -> tuple:
+def _sweep(which: str | Sweep) -> Sweep:
+    if isinstance(which, Sweep):
+        return which
+    if which not in SWEEPS:
+        raise ValueError(f"unknown sweep {which!r}; choose one of {list(SWEEPS)}")
+    return SWEEPS[which]
+
+
+def check_sweep_cost(base: GeneralizationConfig, which: str | Sweep, values: tuple | None = None) -> tuple:
     """The sweep's values, after checking each run and their sum are within the limits."""
-    if name not in SWEEPS:
-        raise ValueError(f"unknown sweep {name!r}; choose one of {list(SWEEPS)}")
-    values = tuple(values or SWEEPS[name].values)
-    configs = [with_value(base, SWEEPS[name].path, v) for v in values]
+    s = _sweep(which)
+    values = tuple(values or s.values)
+    configs = [with_value(base, s.path, v) for v in values]
     for value, cfg in zip(values, configs, strict=True):
-        check_cost(cfg, what=f"the sweep's run at {SWEEPS[name].axis_title} = {value}")
+        check_cost(cfg, what=f"the sweep's run at {s.axis_title} = {value}")
     total = sum(relative_cost(c) for c in configs)
     if total > MAX_SWEEP_COST:
         raise ValueError(f"this sweep is {total:.1f}x the lesson's training work (limit {MAX_SWEEP_COST:g}x): "
@@ -167,19 +174,21 @@ def check_sweep_cost(base: GeneralizationConfig, name: str, values: tuple | None
     return values
 
 
-def sweep(base: GeneralizationConfig, name: str, progress: Callable[[float, str], bool | None] | None = None,
+def sweep(base: GeneralizationConfig, which: str | Sweep, progress: Callable[[float, str], bool | None] | None = None,
           values: tuple | None = None, on_wait: OnWait | None = None, limit: bool = True) -> list[SweepRow] | None:
-    """Re-run ``base`` at each value of one setting; one row per (value, model, seed), or None if stopped.
+    """Re-run ``base`` at each value of one setting (a name in SWEEPS, or a Sweep); one row per (value,
+    model, seed), or None if stopped.
 
     ``progress(fraction_done, label)`` is called every epoch; returning False stops the sweep.
     """
-    values = check_sweep_cost(base, name, values) if limit else tuple(values or SWEEPS[name].values)
+    s = _sweep(which)
+    values = check_sweep_cost(base, s, values) if limit else tuple(values or s.values)
     rows: list[SweepRow] = []
     for i, value in enumerate(values):
-        cfg = with_value(base, SWEEPS[name].path, value)
+        cfg = with_value(base, s.path, value)
 
         def callback(model, seed, stats, done, total, i=i, value=value):
-            label = f"{SWEEPS[name].axis_title} = {value}: {spec(model).label}, seed {seed}"
+            label = f"{s.axis_title} = {value}: {spec(model).label}, seed {seed}"
             return progress((i + done / total) / len(values), label)
 
         result = run(cfg, callback if progress else None, on_wait=on_wait, limit=False)

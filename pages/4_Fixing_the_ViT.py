@@ -1,0 +1,301 @@
+"""Lesson 4: which remedy restores the ViT at unseen positions, and which CNN fails too: a bench, tested."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.augment import RandomShift
+from core.generalization.config import with_value
+from core.generalization.exercises import REMEDY_EXERCISES
+from core.generalization.models import build, spec
+from core.generalization.planning import check_cost
+from core.generalization.remedies import (
+    BENCH,
+    CARDS,
+    GROUPS,
+    POSITIONS_MODELS,
+    POSITIONS_SEEDS,
+    POSITIONS_SWEEP,
+    bench,
+    positions,
+    positions_base,
+)
+from core.generalization.results import RunResult, load_shipped_rows, position_grid, summary
+from core.generalization.run import check_sweep_cost, sweep, warm
+from core.generalization.verdict import Verdict, verdicts
+from core.lsa import diagonal_mask
+from core.rel_pos_bias import RelativePositionBias
+from core.remedy_vit import RemedyViT
+from core.shapes import valid_centres
+from core.spt import ShiftedPatchTokens
+from ui import charts
+from ui.exercises import exercise_panel
+from ui.results_store import result_store
+from ui.training import train_live
+from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
+
+CENTRES = list(valid_centres(16))
+REMEDIES = [m for m in BENCH.models if CARDS[m].group != "baseline"]
+RESTORED = ("between", "top")  # verdict bands that count as "generalizes at unseen positions"
+
+
+@st.cache_data(show_spinner=False)
+def parameters(name: str) -> int:
+    return sum(p.numel() for p in build(name, BENCH.model, BENCH.data.img_size, 0).parameters())
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def shipped_positions(base) -> list[dict] | None:
+    return load_shipped_rows("remedies-positions", base)
+
+
+def intro() -> None:
+    page_header("Fixing the ViT", "🩹")
+    st.markdown(
+        "Lesson 3 ended on a verdict: at centres it never saw, the tiny ViT is no better than chance while the CNN "
+        "is right. **What fixes it, and why?** Below, each remedy from the literature changes *one* thing of the "
+        "lesson's ViT (its data, its positions, its tokens, its attention or its pooling) and is trained on the "
+        "lesson's split: shapes at centres 5..10, tested at 3..4, five seeds each. The CNN side is tested too: the "
+        "CNN generalizes because of its **global max pool**, not because it is a CNN. The papers measured these "
+        "remedies on ImageNet or CIFAR; none on positions never seen in training. That is what this bench adds."
+    )
+
+
+def cards() -> None:
+    with st.expander("The remedies: what each changes, why it should help, and where it comes from"):
+        for group in GROUPS:
+            st.markdown(f"**{group.capitalize()}**")
+            for c in (c for c in CARDS.values() if c.group == group):
+                st.markdown(f"- **{charts.label(c.model)}.** {c.what} *Why:* {c.why} *Source:* {c.source} "
+                            f"*Reported there:* {c.reported}")
+
+
+def predict() -> list[str] | None:
+    """The learner's pick before the reveal; None until they reveal (with or without a pick)."""
+    st.subheader("Predict first")
+    if st.session_state.get("bench_revealed"):
+        picked = st.session_state.get("bench_prediction", [])
+        st.caption("Your prediction: " + (", ".join(charts.label(m) for m in picked) or "none picked")
+                   + ". (Change it: reload the page.)")
+        return picked
+    with st.form("bench_predict"):
+        st.multiselect("Which will be **distinguishable from chance, and above it**, at the unseen centres?",
+                       REMEDIES, format_func=charts.label, key="bench_pick")
+        c1, c2 = st.columns(2)
+        reveal = c1.form_submit_button("Reveal the results", type="primary")
+        skip = c2.form_submit_button("Show them without predicting")
+    if reveal or skip:
+        st.session_state.bench_revealed = True
+        st.session_state.bench_prediction = list(st.session_state.get("bench_pick", [])) if reveal else []
+        st.rerun()
+    return None
+
+
+def controls():
+    """The bench's settings (in the link); (config or None with the reason shown, run pressed)."""
+    with st.form("bench"):
+        st.multiselect("Models on the bench", list(BENCH.models), list(BENCH.models), format_func=charts.label,
+                       key="bench_models", bind=URL)
+        c1, c2 = st.columns(2)
+        c1.slider("Seeds (0, 1, …)", 1, 10, len(BENCH.train.seeds), key="bench_seeds", bind=URL)
+        c2.slider("Epochs (full-batch Adam steps)", 50, 400, BENCH.train.epochs, step=10, key="bench_epochs", bind=URL)
+        pressed = st.form_submit_button("Run", type="primary")
+    try:
+        cfg = bench(tuple(st.session_state.get("bench_models", BENCH.models)), st.session_state.get("bench_seeds", 5))
+        cfg = with_value(cfg, "train.epochs", st.session_state.get("bench_epochs", BENCH.train.epochs))
+    except ValueError as exc:
+        st.error(f"Cannot run this setting: {exc}")
+        return None, False
+    return cfg, pressed
+
+
+def find(store, cfg) -> RunResult | None:
+    """The result for ``cfg``: the store's, or a selection of a stored bench with the same seeds and epochs."""
+    result = store.get(cfg)
+    if result is None:
+        full = store.get(replace(cfg, models=BENCH.models))
+        if full is not None:
+            result = full.subset(cfg)
+    return result
+
+
+def results_table(cfg, result: RunResult, v: dict[str, Verdict]) -> None:
+    s = summary(result)
+    seconds = {m: np.mean([r.seconds for r in result.rows if r.model == m]) for m in v}
+    table = pd.DataFrame([{
+        "model": charts.label(m), "group": CARDS[m].group, "test (unseen)": v[m].interval.mean,
+        "95 % interval": f"{v[m].interval.lo:.0%}–{v[m].interval.hi:.0%}", "verdict": v[m].band,
+        "train": s[m].train_mean, "parameters": parameters(m), "seconds per seed": seconds[m]} for m in v])
+    st.dataframe(table.style.format({"test (unseen)": "{:.1%}", "train": "{:.1%}", "seconds per seed": "{:.1f}",
+                                     "parameters": "{:,}"}), width="stretch", hide_index=True)
+    chart(charts.ranking_figure([{"model": m, "mean": x.interval.mean, "lo": x.interval.lo, "hi": x.interval.hi}
+                                 for m, x in v.items()]))
+
+
+def maps(cfg, result: RunResult, v: dict[str, Verdict]) -> None:
+    st.caption("Accuracy at every centre, both shapes averaged, mean over seeds (hover for the number; *Show "
+               "numbers* in the sidebar lists them). Solid square: training centres; dashed: the test centres. "
+               "Blue: right, orange: wrong, white: chance. One colour scale for every model.")
+    grids = {m: np.nanmean([position_grid(result, m, shape) for shape in ("plus", "circle")], axis=0) for m in v}
+    chart(charts.maps_grid_figure(grids, CENTRES, cfg.data.train_range, cfg.data.test_range,
+                                  "Generalization maps, every model at one colour scale"))
+
+
+def data_efficiency(cfg) -> list[dict] | None:
+    st.caption("Test accuracy at the unseen centres 3..4 as the training centres grow from one position (5, 5) "
+               "to every centre from 5 to 12 (the test centres stay unseen). Shipped for the ViT, the CNN and the "
+               f"random-shift ViT ({POSITIONS_SEEDS} seeds); any selection runs from here.")
+    chosen = [m for m in cfg.models if m in BENCH.models]
+    base = positions_base(tuple(chosen), min(POSITIONS_SEEDS, len(cfg.train.seeds)))
+    base = with_value(base, "train.epochs", cfg.train.epochs)
+    rows = shipped_positions(base) if set(chosen) <= set(POSITIONS_MODELS) else None
+    if rows is None:
+        shipped = shipped_positions(positions_base())
+        if shipped is not None and base.train.epochs == BENCH.train.epochs:
+            rows = [r for r in shipped if r["model"] in chosen and r["seed"] < len(base.train.seeds)] or None
+    key = ("bench_positions", base)
+    if rows is None or not {r["model"] for r in rows} >= set(chosen):
+        rows = st.session_state.get(key, rows)
+    if st.button(f"Run the data-efficiency view for the {len(chosen)} selected model(s)", key="bench_positions_run"):
+        try:
+            check_sweep_cost(base, POSITIONS_SWEEP)
+        except ValueError as exc:
+            st.error(f"Cannot run this view: {exc}. Select fewer models on the bench.")
+            return rows
+        bar = st.progress(0.0, text="Starting…")
+        new = sweep(base, POSITIONS_SWEEP, progress=lambda f, text: bar.progress(f, text=f"Training {text}…"),
+                    on_wait=lambda pos: bar.progress(0.0, text=f"Waiting for the server: {pos} run(s) ahead…"))
+        bar.empty()
+        if new is not None:
+            rows = [asdict(r) for r in new]
+            st.session_state[key] = rows
+    if not rows:
+        st.info("Not run yet for this selection: press the button above.")
+        return None
+    plotted = [{**r, "value": positions(tuple(r["value"]))} for r in rows if r["test_acc"] is not None]
+    chart(charts.sweep_figure(plotted, POSITIONS_SWEEP.axis_title, log_x=True))
+    return plotted
+
+
+def compare(picked: list[str] | None, v: dict[str, Verdict]) -> None:
+    if not picked:
+        return
+    shown = [m for m in REMEDIES if m in v]
+    works = {m for m in shown if v[m].band in RESTORED}
+    hit = [m for m in picked if m in works]
+    wrong = [m for m in picked if m in shown and m not in works]
+    missed = [m for m in shown if m in works and m not in picked]
+    names = lambda ms: ", ".join(charts.label(m) for m in ms) or "none"  # noqa: E731
+    st.markdown(f"**Your prediction against the bench.** ✅ Right: {names(hit)}. ❌ Picked, but not distinguishable "
+                f"from chance (or below it): {names(wrong)}. 🤔 Not picked, but it worked: {names(missed)}.")
+
+
+def what_to_notice(cfg, result: RunResult, v: dict[str, Verdict], plotted: list[dict] | None) -> None:
+    st.subheader("What to notice")
+    notes = []
+    works = [m for m in REMEDIES if m in v and v[m].band in RESTORED and spec(m).transformer]
+    fails = [m for m in REMEDIES if m in v and v[m].band not in RESTORED and spec(m).transformer]
+    if "vit" in v:
+        notes.append(f"The lesson's ViT scored {v['vit'].text}: the baseline every remedy is measured against.")
+    if works:
+        notes.append("Restored here (95 % interval above chance): " + "; ".join(
+            f"**{charts.label(m)}** {v[m].interval.mean:.0%} ({v[m].interval.lo:.0%}–{v[m].interval.hi:.0%})"
+            for m in sorted(works, key=lambda m: -v[m].interval.mean)) + ".")
+    if fails:
+        notes.append("**Did not help here** (not distinguishable from chance, or below it): "
+                     + ", ".join(charts.label(m) for m in fails) + ". A remedy that gains a few points on ImageNet "
+                     "need not give a ViT positions it never saw.")
+    if "vit-shift" in v:
+        notes.append(f"Random shifts scored {v['vit-shift'].interval.mean:.0%}, but they *showed* the model shapes at "
+                     "the test centres: invariance from data, not from the architecture.")
+    bullets(notes + cnn_and_data_notes(v, plotted))
+
+
+def cnn_and_data_notes(v: dict[str, Verdict], plotted: list[dict] | None) -> list[str]:
+    notes = []
+    cnn_fail = [m for m in v if not spec(m).transformer and v[m].band not in RESTORED]
+    cnn_ok = [m for m in v if not spec(m).transformer and v[m].band in RESTORED]
+    if cnn_fail:
+        notes.append("A CNN can fail too: " + ", ".join(f"**{charts.label(m)}** {v[m].interval.mean:.0%}"
+                                                     for m in cnn_fail)
+                     + ". Without a position-free pooling, the head learns where features fired.")
+    if cnn_ok:
+        notes.append("CNNs that generalized: " + ", ".join(f"{charts.label(m)} {v[m].interval.mean:.0%}"
+                                                          for m in cnn_ok) + ".")
+    if plotted:
+        for m in dict.fromkeys(r["model"] for r in plotted):
+            by = {}
+            for r in plotted:
+                if r["model"] == m:
+                    by.setdefault(r["value"], []).append(r["test_acc"])
+            lo, hi = min(by), max(by)
+            notes.append(f"Data efficiency, {charts.label(m)}: {np.mean(by[lo]):.0%} with {lo} training position(s), "
+                         f"{np.mean(by[hi]):.0%} with {hi}.")
+    return notes
+
+
+def choose_run(store, cfg, pressed: bool) -> RunResult | None:
+    """The result to show: stored (the shipped bench, any selection of it, or a run of this server), or
+    trained now when Run was pressed; None when there is none (a refusal is shown here)."""
+    result = find(store, cfg)
+    if result is not None:
+        if pressed and result.origin != "shipped":
+            st.caption("This setting was already run on this server: its stored result is shown.")
+        return result
+    try:
+        check_cost(cfg)  # only a run that would train must fit the server's limits; the shipped bench is free
+    except ValueError as exc:
+        st.error(f"Cannot run this setting: {exc}")
+        return None
+    if not pressed:
+        warm(cfg, delay=5.0)  # workers ready before Run (see lesson 3)
+        st.info("This setting has not been run yet on this server (or its run was interrupted). Press **Run**.")
+        return None
+    result = train_live(cfg)
+    if not result.complete:
+        return None
+    store.put(cfg, result)
+    return result
+
+
+def show(cfg, result: RunResult, picked: list[str]) -> None:
+    st.subheader("Results")
+    origin = "precomputed and shipped with the app" if result.origin == "shipped" else "trained on this server"
+    st.caption(f"{len(cfg.models)} model(s) × {len(cfg.train.seeds)} seed(s), {cfg.train.epochs} epochs, "
+               f"{cfg.data.n_train} training images at centres 5..10, tested at 3..4; {origin}.")
+    v = verdicts(result, {m: charts.label(m) for m in cfg.models})
+    compare(picked, v)
+    plotted = sections("bench_view", {
+        "Ranking and table": lambda: results_table(cfg, result, v),
+        "Generalization maps": lambda: maps(cfg, result, v),
+        "Data efficiency": lambda: data_efficiency(cfg),
+    })
+    what_to_notice(cfg, result, v, plotted)
+
+
+def main() -> None:
+    intro()
+    store = result_store()
+    exercise_panel("remedies", REMEDY_EXERCISES, (store.get,))
+    cards()
+    picked = predict()
+    cfg, pressed = controls()
+    result = None if cfg is None else choose_run(store, cfg, pressed)
+    if result is not None:
+        if picked is None:
+            st.info("Make your prediction above (or skip it) to see the results.")
+        else:
+            show(cfg, result, picked)
+    link = share_link()
+    if result is not None and picked is not None:
+        table = pd.DataFrame([asdict(r) for r in result.rows]).assign(link=link)
+        st.download_button("Per-seed results (CSV, with the link)", table.to_csv(index=False),
+                           "vit_remedies_results.csv", "text/csv")
+    show_source(RemedyViT, RandomShift, RelativePositionBias, ShiftedPatchTokens, diagonal_mask)
+
+
+main()

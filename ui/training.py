@@ -1,0 +1,51 @@
+"""Training with live progress inside a page: the progress bar, the live curve, Cancel. Shared by the
+pages that train (lessons 3 and 4)."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from core.generalization.config import GeneralizationConfig
+from core.generalization.results import RunResult
+from core.generalization.run import run
+from ui import charts
+
+
+def train_live(cfg: GeneralizationConfig) -> RunResult:
+    """Train with live progress. Every progress call is a Streamlit call, so a stale run (the visitor moved
+    on, or pressed Cancel) stops there, its workers ended and its place in the budget given back."""
+    st.button("Cancel", key="cancel_run", help="Stop this run (nothing is kept)")
+    bar = st.progress(0.0, text="Starting…")
+    live = st.empty()
+    curves: list[dict] = []
+    start, last_bar, last_chart, drawn = time.perf_counter(), 0.0, 0.0, 0
+
+    def on_wait(position: int) -> None:
+        ahead = "you are next" if position == 0 else f"{position} run(s) ahead of you"
+        bar.progress(0.0, text=f"Waiting for the server (other learners are training): {ahead}…")
+
+    def progress(model, seed, stats, done, total):
+        nonlocal last_bar, last_chart, drawn
+        if stats.test_acc is not None:
+            curves.append({"model": model, "seed": seed, "epoch": stats.epoch, "test_acc": stats.test_acc})
+        elapsed = time.perf_counter() - start
+        # At most ten updates a second: enough for the eye, and a stale run still stops within 0.1 s
+        if elapsed - last_bar < 0.1 and done < total:
+            return
+        last_bar = elapsed
+        eta = elapsed / done * (total - done)
+        bar.progress(done / total, text=f"{charts.label(model)}, seed {seed}: epoch {stats.epoch}/{cfg.train.epochs} · "
+                                        f"loss {stats.loss:.3f} · {elapsed:.0f} s elapsed, about {eta:.0f} s left")
+        # Redraw only when new points arrived (the same figure twice in one run is a duplicate element), and
+        # at most once a second: drawing a chart costs the browser, and the browser shares the machine
+        if len(curves) > drawn and (elapsed - last_chart >= 1.0 or done == total):
+            drawn, last_chart = len(curves), elapsed
+            live.plotly_chart(charts.curves_figure(curves, "test_acc", "Test accuracy at unseen positions, live"),
+                              width="stretch")
+
+    result = run(cfg, progress, eval_every=max(1, cfg.train.epochs // 50), on_wait=on_wait)
+    bar.empty()
+    live.empty()
+    return result
