@@ -114,7 +114,8 @@ def cmd_remedies(args: argparse.Namespace) -> dict:
     from dataclasses import asdict
 
     from core.generalization.config import with_value
-    from core.generalization.remedies import bench
+    from core.generalization.planning import MAX_RUN_COST, check_cost, relative_cost
+    from core.generalization.remedies import BENCH, bench
     from core.generalization.results import summary
     from core.generalization.run import run
     from core.generalization.verdict import verdicts
@@ -126,7 +127,9 @@ def cmd_remedies(args: argparse.Namespace) -> dict:
             cfg = with_value(cfg, path, tuple(value) if isinstance(value, list) else value)
     if args.workers is not None and args.workers < 0:
         raise ValueError(f"--workers must be >= 0, got {args.workers}")
-    result = run(cfg, workers=args.workers, limit=not args.no_limits)
+    if not args.no_limits:  # the whole bench (14x the lesson's work) may run here; the shared page ships it instead
+        check_cost(cfg, limit=max(MAX_RUN_COST, relative_cost(BENCH)), what="this bench run")
+    result = run(cfg, workers=args.workers, limit=False)
     v = verdicts(result)
     return {"config": cfg.to_json(),
             "results": [{"model": r.model, "seed": r.seed, "train_acc": r.train_acc, "test_acc": r.test_acc}
@@ -134,6 +137,40 @@ def cmd_remedies(args: argparse.Namespace) -> dict:
             "summary": {m: {**asdict(s), "test_interval": [v[m].interval.lo, v[m].interval.hi], "band": v[m].band}
                         for m, s in summary(result).items() if m in v},
             "seconds": result.seconds}
+
+
+def cmd_probe(args: argparse.Namespace) -> dict:
+    from core.generalization.probe import distances, probe, seen_centre
+    from core.generalization.results import SHIPPED_CONFIGS, load_fresh_shipped
+    from core.generalization.run import run
+
+    cfg = SHIPPED_CONFIGS[args.preset]
+    result = load_fresh_shipped().get(cfg)
+    if result is None:  # no fresh shipped run (the code changed): train it, as the page would
+        print(f"training the {args.preset} preset (no fresh shipped result)…", file=sys.stderr)
+        result = run(cfg, workers=args.workers)
+    if args.model not in cfg.models:
+        raise ValueError(f"model {args.model!r} is not in the {args.preset} run; choose from {list(cfg.models)}")
+    if args.seed not in cfg.train.seeds:
+        raise ValueError(f"seed {args.seed} is not in the {args.preset} run; choose from {list(cfg.train.seeds)}")
+    cx, cy = args.centre
+
+    def one(x: int, y: int) -> dict:
+        p = probe(result, args.model, args.seed, args.shape, x, y)
+        out = {"centre": [x, y], "p_circle": p.p_circle, "p_right": p.p_true}
+        if p.attention:
+            out |= {"attention": [a.tolist() for a in p.attention], "rollout": p.rollout.tolist(),
+                    "distance": [d.tolist() for d in p.distance]}
+        if p.features is not None:
+            out |= {"peaks": p.peaks}
+        return out
+
+    out = {"preset": args.preset, "model": args.model, "seed": args.seed, "shape": args.shape,
+           "probe": one(cx, cy), "seen": one(*seen_centre(result, cx, cy))}
+    if out["probe"].get("attention") is not None:
+        untrained, trained = distances(result, args.model, args.seed)
+        out["mean_distance"] = {"untrained": untrained.tolist(), "trained": trained.tolist()}
+    return out
 
 
 def _model_options(p: argparse.ArgumentParser) -> None:
@@ -224,6 +261,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-limits", action="store_true", help="lift the cap on one run's work (the app's limit)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_remedies)
+
+    from core.generalization.results import SHIPPED
+
+    p = sub.add_parser("probe", help="look inside a trained model: probabilities, attention, rollout, distances",
+                       description="Probe one trained (model, seed) of a preset's run (the shipped one when fresh, "
+                                   "else trained now) with a shape at a centre, and at the nearest training centre.")
+    p.add_argument("--preset", default="lesson", choices=list(SHIPPED))
+    p.add_argument("--model", default="vit")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--shape", default="plus", choices=("plus", "circle"))
+    p.add_argument("--centre", type=int, nargs=2, default=(3, 4), metavar=("CX", "CY"))
+    p.add_argument("--workers", type=int, help="if it must train: parallel worker processes")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_probe)
     return parser
 
 

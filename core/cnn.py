@@ -47,6 +47,12 @@ class CNNClassifier(nn.Module):
         if nhwc:
             self.conv.to(memory_format=torch.channels_last)
 
+    def feature_maps(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, 16, H/2, W/2): the last convolution's responses, before the head pools (or flattens) them."""
+        if self.nhwc:
+            x = x.contiguous(memory_format=torch.channels_last)
+        return self.conv[:-1](x)
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         B, C, H, W = x.shape
         if self.nhwc:

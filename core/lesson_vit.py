@@ -52,10 +52,11 @@ class EncoderLayer(nn.Module):
         self.norm2 = nn.LayerNorm(dim)
 
     def attention(self, x: torch.Tensor, cls_only: bool = False, bias: torch.Tensor | None = None,
-                  scale: torch.Tensor | None = None) -> torch.Tensor:
+                  scale: torch.Tensor | None = None, weights_out: list | None = None) -> torch.Tensor:
         """Multi-head self-attention. ``bias`` (H, T, T) is added to the scores (a relative position bias, or
         -inf on the diagonal for locality self-attention) and ``scale`` replaces 1/sqrt(head_dim) (a learned
-        temperature): both for the remedies of lesson 4; without them this is torch's layer."""
+        temperature): both for the remedies of lesson 4; without them this is torch's layer. The softmax
+        weights, (B, H, T, T), are appended to ``weights_out`` when it is given (to look inside a model)."""
         B, T, D = x.shape
         H = self.num_heads
         if cls_only:
@@ -69,24 +70,25 @@ class EncoderLayer(nn.Module):
         else:
             qkv = F.linear(x, self.in_proj_weight, self.in_proj_bias)  # (B, T, 3D)
             q, k, v = qkv.reshape(B, T, 3, H, D // H).permute(2, 0, 3, 1, 4)  # each (B, H, T, hd)
-        if bias is not None or scale is not None:
-            scores = q @ k.transpose(-2, -1) * (1 / math.sqrt(D // H) if scale is None else scale)  # (B, H, T, T)
+        if self.attn_impl == "sdpa" and bias is None and scale is None and weights_out is None:
+            out = F.scaled_dot_product_attention(q, k, v)  # (B, H, T, hd)
+        else:
+            scores = q @ k.transpose(-2, -1)  # (B, H, T, T)
+            scores = scores / math.sqrt(D // H) if scale is None else scores * scale
             if bias is not None:
                 scores = scores + (bias[:, :1] if cls_only else bias)
-            out = scores.softmax(dim=-1) @ v  # (B, H, T, hd)
-        elif self.attn_impl != "sdpa":
-            weights = (q @ k.transpose(-2, -1) / math.sqrt(D // H)).softmax(dim=-1)  # (B, H, T, T)
+            weights = scores.softmax(dim=-1)  # (B, H, T, T), rows sum to 1
+            if weights_out is not None:
+                weights_out.append(weights)
             out = weights @ v  # (B, H, T, hd)
-        else:
-            out = F.scaled_dot_product_attention(q, k, v)  # (B, H, T, hd)
         out = out.transpose(1, 2).reshape(B, T, D)  # (B, T, D)
         return self.out_proj(out)
 
     def forward(self, x: torch.Tensor, cls_only: bool = False, bias: torch.Tensor | None = None,
-                scale: torch.Tensor | None = None) -> torch.Tensor:
+                scale: torch.Tensor | None = None, weights_out: list | None = None) -> torch.Tensor:
         """(B, T, D) -> (B, T, D), or (B, 1, D) for the class token alone when ``cls_only``."""
         residual = x[:, :1] if cls_only else x
-        x = self.norm1(residual + self.attention(x, cls_only, bias, scale))  # post-norm, as torch's default norm_first=False
+        x = self.norm1(residual + self.attention(x, cls_only, bias, scale, weights_out))  # post-norm, as torch's default norm_first=False
         return self.norm2(x + self.linear2(F.relu(self.linear1(x))))
 
 
@@ -109,6 +111,8 @@ class LessonViT(nn.Module):
             raise ValueError(f"depth must be >= 1, got {depth}")
         self.patch_size = patch_size
         self.attn_impl = attn_impl
+        self.grid_size = img_size // patch_size
+        self.class_token = True
         n_patches = (img_size // patch_size) ** 2
         patch_dim = (stem_channels or in_chans) * patch_size * patch_size
         self.embed = seeded.linear(patch_dim, embed_dim, g)
@@ -120,7 +124,13 @@ class LessonViT(nn.Module):
         self.stem = (nn.Sequential(seeded.conv2d(in_chans, stem_channels, 3, g, padding=1), nn.ReLU())
                      if stem_channels else nn.Identity())
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def patch_position_table(self) -> torch.Tensor:
+        """(N, D) the rows of the position table the patches get (a view: writing to it changes the model)."""
+        return self.pos_enc[1:]
+
+    def forward(self, x: torch.Tensor, attentions: list | None = None) -> torch.Tensor:
+        """(B, 1, H, W) -> (B,) logits; every layer's (B, heads, T, T) attention weights are appended to
+        ``attentions`` when it is given (then every layer computes every token)."""
         B, C, H, W = x.shape
         x = self.stem(x)  # (B, C', H, W): identity unless hybrid
         tok = self.embed(patchify(x, self.patch_size))  # (B, N, D)
@@ -129,5 +139,6 @@ class LessonViT(nn.Module):
         last = len(self.layers) - 1
         for i, layer in enumerate(self.layers):
             # "fast": the last layer computes the class token only (the only output that is read)
-            tok = layer(tok, cls_only=self.attn_impl == "fast" and i == last)
+            fast = self.attn_impl == "fast" and i == last and attentions is None
+            tok = layer(tok, cls_only=fast, weights_out=attentions)
         return self.head(tok[:, 0]).squeeze(-1)  # (B,): one logit, read from the class token

@@ -81,6 +81,7 @@ class RemedyViT(nn.Module):
             raise ValueError(f"pos_embed='sincos2d' needs embed_dim divisible by 4, got {embed_dim}")
         self.patch_size, self.remedy = patch_size, r
         G = img_size // patch_size
+        self.grid_size, self.class_token = G, r.class_token
         N = G * G
         T = N + int(r.class_token)
         chans = r.stem_channels if r.tokens == "stem" else in_chans
@@ -115,6 +116,12 @@ class RemedyViT(nn.Module):
                                                                                                generator=g))))
                         if r.max_shift else nn.Identity())
 
+    def patch_position_table(self) -> torch.Tensor | None:
+        """(N, D) the rows of the position table the patches get (a view), or None without a table."""
+        if self.pos_embed is None:
+            return None
+        return self.pos_embed[1:] if self.class_token else self.pos_embed
+
     def tokens(self, x: torch.Tensor) -> torch.Tensor:
         """(B, C, H, W) -> (B, N, D) patch tokens, cut as the remedy says."""
         B, C, H, W = x.shape
@@ -134,7 +141,9 @@ class RemedyViT(nn.Module):
             bias = self.mask if bias is None else bias + self.mask  # (H or 1, T, T)
         return bias
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, attentions: list | None = None) -> torch.Tensor:
+        """(B, 1, H, W) -> (B,) logits; every layer's (B, heads, T, T) attention weights are appended to
+        ``attentions`` when it is given (then every layer computes every token)."""
         B, C, H, W = x.shape
         x = self.augment(x)  # identity unless augmenting, and only while training
         tok = self.tokens(x)  # (B, N, D)
@@ -147,7 +156,8 @@ class RemedyViT(nn.Module):
         for i, layer in enumerate(self.layers):
             scale = self.temperatures[i]() if self.remedy.attention == "lsa" else None
             # with a class token, the last layer computes its output only (the only one read)
-            tok = layer(tok, cls_only=self.cls_token is not None and i == last, bias=bias, scale=scale)
+            cls_only = self.cls_token is not None and i == last and attentions is None
+            tok = layer(tok, cls_only=cls_only, bias=bias, scale=scale, weights_out=attentions)
         pool = self.remedy.global_pool
         pooled = tok[:, 0] if pool == "token" else tok.mean(dim=1) if pool == "avg" else tok.amax(dim=1)  # (B, D)
         return self.head(pooled).squeeze(-1)  # (B,): one logit

@@ -32,6 +32,7 @@ from core.shapes import make_dataset, make_image, possible_images, valid_centres
 from core.train import train
 from ui import charts
 from ui.exercises import exercise_panel
+from ui.probe import look_inside
 from ui.results_store import result_store
 from ui.training import train_live
 from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
@@ -370,6 +371,7 @@ def main() -> None:
             "Accuracy and curves": lambda: results_table(cfg, result),
             "Generalization map": lambda: generalization_maps(cfg, result),
             "Misclassified test images": lambda: misclassified(cfg, result),
+            "Look inside the models": lambda: look_inside(result, "vc_"),
         })
         what_to_notice(cfg, result)
     sweeps(form_cfg)

@@ -34,6 +34,7 @@ from core.shapes import valid_centres
 from core.spt import ShiftedPatchTokens
 from ui import charts
 from ui.exercises import exercise_panel
+from ui.probe import look_inside
 from ui.results_store import result_store
 from ui.training import train_live
 from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
@@ -273,6 +274,7 @@ def show(cfg, result: RunResult, picked: list[str]) -> None:
         "Ranking and table": lambda: results_table(cfg, result, v),
         "Generalization maps": lambda: maps(cfg, result, v),
         "Data efficiency": lambda: data_efficiency(cfg),
+        "Look inside the models": lambda: look_inside(result, "bench_"),
     })
     what_to_notice(cfg, result, v, plotted)
 

@@ -97,3 +97,18 @@ def test_the_work_cap_can_be_lifted_locally():
     p = run_cli(*heavy)
     assert p.returncode == 2 and "reduce epochs" in p.stderr
     assert "--no-limits" in run_cli("generalization", "--help").stdout
+
+
+def test_probe_json_prints_probabilities_attention_rollout_and_distances():
+    p = run_cli("probe", "--preset", "lesson", "--model", "vit", "--seed", "0", "--shape", "plus", "--centre", "3", "4",
+                "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    probe = out["probe"]
+    assert probe["centre"] == [3, 4] and out["seen"]["centre"] == [5, 5] and set(probe["p_circle"]) == {"vit", "cnn"}
+    assert len(probe["attention"]) == 2 and len(probe["attention"][0]) == 4  # layers, heads
+    assert len(probe["rollout"]) == 4 and len(out["mean_distance"]["trained"]) == 2
+    cnn = json.loads(run_cli("probe", "--model", "cnn", "--json").stdout)
+    assert len(cnn["probe"]["peaks"]) == 16 and "attention" not in cnn["probe"]
+    bad = run_cli("probe", "--model", "hybrid")
+    assert bad.returncode == 2 and "not in the lesson run" in bad.stderr

@@ -222,3 +222,18 @@ def test_lesson_4_deep_link_opens_the_selection_from_the_shipped_bench(browser):
         assert page.get_by_text("Generalization maps, every model at one colour scale").count() == 1
         assert page.locator("[data-testid=stException]").count() == 0
         assert errors.real() == []
+
+
+def test_clicking_a_cell_of_the_map_probes_the_model_there(browser):
+    with streamlit_server() as (url, _, _):
+        page, errors = open_page(browser, f"{url}/ViT_vs_CNN?results_view=Look+inside+the+models")
+        page.get_by_text("plus at (3, 3)").first.wait_for(timeout=120_000)
+        wait_for_charts(page, 3, timeout=120)
+        plot = page.locator("[role=tabpanel] .js-plotly-plot").first
+        box = plot.locator(".nsewdrag").first.bounding_box()
+        # centres 3..12 across the plot area; cy grows downwards: the bottom-right cell is (12, 12)
+        page.mouse.click(box["x"] + box["width"] * 0.95, box["y"] + box["height"] * 0.95)
+        page.get_by_text("plus at (12, 12)").first.wait_for(timeout=60_000)
+        assert "vc_probe_cx=12" in page.url and "vc_probe_cy=12" in page.url
+        assert page.locator("[data-testid=stException]").count() == 0
+        assert errors.real() == []

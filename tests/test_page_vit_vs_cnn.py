@@ -1,4 +1,4 @@
-from tests.apptest_helpers import all_charts, assert_clean, page
+from tests.apptest_helpers import all_charts, assert_clean, open_section, page
 
 PAGE = "pages/3_ViT_vs_CNN.py"
 
@@ -125,3 +125,27 @@ def test_a_sweep_runs_from_the_page_and_plots():
     assert_clean(at)
     assert len(at.get("plotly_chart")) == charts_before + 1
     assert any(b.label == "Sweep results (CSV)" for b in at.get("download_button"))
+
+
+def test_look_inside_the_shipped_lesson_without_training():
+    at = page(PAGE, timeout=60)
+    open_section(at, "Look inside the models")
+    assert_clean(at)
+    assert not at.get("progress")
+    labels = [m.label for m in at.metric]
+    assert "ViT (lesson) · p(right answer)" in labels and "CNN" in labels
+    # unseen (3, 3) beside the nearest training centre (5, 5)
+    assert any(md.value.startswith("**plus at (3, 3)**") for md in at.markdown)
+    assert any(md.value.startswith("**plus at (5, 5)**: seen in training") for md in at.markdown)
+    notes = [md.value for md in at.markdown if md.value.startswith("- ")]
+    assert any("mean attention distance most in layer" in n for n in notes)
+    before = [m.value for m in at.metric]
+    at.select_slider(key="vc_probe_cx").set_value(12).run()
+    assert_clean(at)
+    assert [m.value for m in at.metric] != before
+    at.toggle(key="vc_probe_shuffle").set_value(True).run()
+    assert_clean(at)
+    assert any(m.label == "Test accuracy (unseen centres)" for m in at.metric)
+    at.selectbox(key="vc_probe_model").set_value("cnn").run()
+    assert_clean(at)
+    assert any("has no position table" in i.value for i in at.info)

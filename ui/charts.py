@@ -245,6 +245,82 @@ def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_ran
     return fig
 
 
+def small_maps_figure(maps: np.ndarray, titles: list[str], title: str, cols: int, colorscale: str = "Viridis",
+                      zmin: float | None = None, zmax: float | None = None, height_per_row: int = 150,
+                      hover: str = "value") -> go.Figure:
+    """Many small maps (an (n, h, w) array) in one figure at one colour scale: attention per layer and head,
+    feature maps per channel, position similarities per position."""
+    from plotly.subplots import make_subplots
+
+    maps = np.asarray(maps, dtype=np.float64)
+    n = len(maps)
+    rows = max(1, -(-n // cols))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.02,
+                        vertical_spacing=min(0.3 / rows, 0.08))
+    lo = float(np.nanmin(maps)) if zmin is None else zmin
+    hi = float(np.nanmax(maps)) if zmax is None else zmax
+    for i, m in enumerate(maps):
+        fig.add_trace(go.Heatmap(z=m, coloraxis="coloraxis", name=titles[i],
+                                 hovertemplate=f"{titles[i]}<br>row %{{y}}, col %{{x}}: {hover} %{{z:.3g}}<extra></extra>"),
+                      row=i // cols + 1, col=i % cols + 1)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, autorange="reversed")
+    for k in range(1, n + 1):
+        fig.update_layout({f"yaxis{k if k > 1 else ''}": dict(scaleanchor=f"x{k if k > 1 else ''}")})
+    fig.update_annotations(font_size=10)
+    fig.update_layout(title=title, height=height_per_row * rows + 70, margin=dict(l=10, r=10, t=60, b=10),
+                      coloraxis=dict(colorscale=colorscale, cmin=lo, cmax=hi))
+    return fig
+
+
+def probe_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple[int, int],
+                     test_range: tuple[int, int], chosen: tuple[int, int], title: str) -> go.Figure:
+    """A generalization map to click: each cell probes the model with the shape at that centre. An
+    invisible marker on every cell makes the click a selectable point; the chosen cell has a red box."""
+    fig = position_map_figure(grid, centres, train_range, test_range, title)
+    xs, ys = np.meshgrid(centres, centres)
+    fig.add_trace(go.Scatter(x=xs.flatten(), y=ys.flatten(), mode="markers", name="probe here",
+                             marker=dict(size=22, symbol="square", opacity=0.01, color="#000000"),
+                             hovertemplate="click: probe at cx=%{x}, cy=%{y}<extra></extra>", showlegend=False))
+    cx, cy = chosen
+    fig.add_shape(type="rect", x0=cx - 0.5, x1=cx + 0.5, y0=cy - 0.5, y1=cy + 0.5, line=dict(color="#ef4444", width=3))
+    lo, hi = centres[0] - 0.5, centres[-1] + 0.5  # the markers must not widen the axes beyond the map
+    fig.update_xaxes(range=[lo, hi], autorange=False)
+    fig.update_yaxes(range=[hi, lo], autorange=False)
+    return fig
+
+
+def image_with_peaks(image: np.ndarray, peaks: list[tuple[int, int]], title: str, size: int = 2) -> go.Figure:
+    """A grey image with a box where each CNN channel's strongest response is (``size`` pixels: one cell of
+    the pooled feature map)."""
+    fig = image_figure(image[None], title)
+    fig.update_layout(shapes=list(fig.layout.shapes) + [
+        dict(type="rect", x0=c - 0.5, x1=c + size - 0.5, y0=r - 0.5, y1=r + size - 0.5, xref="x", yref="y",
+             line=dict(color="#ef4444", width=2)) for r, c in set(peaks)])
+    return fig
+
+
+def model_bars(values: dict[str, float], title: str, x_title: str, fmt: str = ".1f") -> go.Figure:
+    """One horizontal bar per model, largest at the top, in each model's colour."""
+    items = sorted(values.items(), key=lambda kv: kv[1])
+    fig = go.Figure(go.Bar(y=[label(m) for m, _ in items], x=[v for _, v in items], orientation="h",
+                           marker_color=[color(m) for m, _ in items], text=[format(v, fmt) for _, v in items],
+                           textposition="outside", hovertemplate="%{y}: %{x:.3g}<extra></extra>"))
+    fig.update_layout(title=title, height=60 + 28 * len(items), margin=dict(l=10, r=10, t=40, b=10),
+                      xaxis_title=x_title)
+    return fig
+
+
+def distance_bars(untrained: np.ndarray, trained: np.ndarray, title: str) -> go.Figure:
+    """Mean attention distance per layer and head, before and after training (as the ViT paper's figure 7)."""
+    labels = [f"layer {layer}, head {h}" for layer in range(untrained.shape[0]) for h in range(untrained.shape[1])]
+    fig = go.Figure([go.Bar(x=labels, y=untrained.flatten(), name="untrained", marker_color="#9ca3af"),
+                     go.Bar(x=labels, y=trained.flatten(), name="trained", marker_color="#4f46e5")])
+    fig.update_layout(title=title, barmode="group", height=320, margin=dict(l=10, r=10, t=40, b=10),
+                      yaxis_title="pixels", legend=dict(orientation="h", y=-0.3))
+    return fig
+
+
 def image_gallery(images: list[np.ndarray], captions: list[str], cols: int = 4, title: str = "",
                   table: list[dict] | None = None) -> go.Figure:
     """Small grey images in a grid, each with a caption (four to a row, so captions stay apart on a phone).

@@ -69,10 +69,13 @@ class RunResult:
     seconds: float = 0.0
     complete: bool = True
     origin: str = "live"  # "live", or "shipped" for the presets' precomputed results
+    # "model/seed" -> the trained model's state_dict (tens of thousands of numbers each), to look inside it
+    weights: dict[str, dict[str, torch.Tensor]] = field(default_factory=dict, repr=False)
 
     def merge(self, part: RunResult) -> None:
         for f in ("rows", "curves", "test_predictions", "position_map"):
             getattr(self, f).extend(getattr(part, f))
+        self.weights.update(part.weights)
 
     def subset(self, config: GeneralizationConfig) -> RunResult:
         """This result restricted to ``config``, a config that differs from this one only in keeping some of
@@ -83,6 +86,7 @@ class RunResult:
         part = RunResult(config, seconds=self.seconds, complete=self.complete, origin=self.origin)
         for f in ("rows", "curves", "test_predictions", "position_map"):
             setattr(part, f, [x for x in getattr(self, f) if x.model in keep])
+        part.weights = {k: w for k, w in self.weights.items() if k.split("/")[0] in keep}
         return part
 
     @property
@@ -91,7 +95,7 @@ class RunResult:
 
     def to_json(self) -> dict:
         """Plain, strict JSON (no NaN or infinity anywhere)."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "weights"}  # weights: a .pt file
         out["config"] = self.config.to_json()
         for f in ("rows", "curves", "test_predictions", "position_map"):
             out[f] = [asdict(x) for x in out[f]]
@@ -176,17 +180,25 @@ def shipped_path(preset: str) -> Path:
     return RESULTS_DIR / f"{preset}.json"
 
 
+def weights_path(preset: str) -> Path:
+    return RESULTS_DIR / f"{preset}.weights.pt"
+
+
 def save_shipped(preset: str, result: RunResult) -> Path:
     path = shipped_path(preset)
     data = {"preset": preset, "fingerprint": code_fingerprint(), "result": result.to_json()}
     path.write_text(json.dumps(data, separators=(",", ":"), allow_nan=False))
+    torch.save(result.weights, weights_path(preset))
     return path
 
 
 def load_shipped(preset: str) -> tuple[RunResult, bool]:
-    """(result, fresh): fresh is False when the code changed since the file was made."""
+    """(result, fresh): fresh is False when the code changed since the file was made. The trained weights
+    come from the file beside it (tensors only: loaded with ``weights_only``)."""
     data = json.loads(shipped_path(preset).read_text())
     result = RunResult.from_json({**data["result"], "origin": "shipped"})
+    if weights_path(preset).exists():
+        result.weights = torch.load(weights_path(preset), weights_only=True)
     return result, data["fingerprint"] == code_fingerprint()
 
 

@@ -51,6 +51,7 @@ def train_job(cfg: GeneralizationConfig, name: str, seed: int, eval_every: int =
     elif part.complete:
         part.rows.append(SeedResult(name, seed, tr.train_acc, tr.test_acc, tr.seconds))
         _collect_predictions(part, name, seed, tr.test_logits, model, data)
+        part.weights[f"{name}/{seed}"] = {k: v.detach().clone() for k, v in model.state_dict().items()}
     return part
 
 
