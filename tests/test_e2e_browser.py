@@ -230,9 +230,13 @@ def test_clicking_a_cell_of_the_map_probes_the_model_there(browser):
         page.get_by_text("plus at (3, 3)").first.wait_for(timeout=120_000)
         wait_for_charts(page, 3, timeout=120)
         plot = page.locator("[role=tabpanel] .js-plotly-plot").first
+        plot.scroll_into_view_if_needed()
         box = plot.locator(".nsewdrag").first.bounding_box()
         # centres 3..12 across the plot area; cy grows downwards: the bottom-right cell is (12, 12)
-        page.mouse.click(box["x"] + box["width"] * 0.95, box["y"] + box["height"] * 0.95)
+        x, y = box["x"] + box["width"] * 0.95, box["y"] + box["height"] * 0.95
+        page.mouse.move(x, y)  # hover first, as a hand on a mouse does: Plotly picks the point under it
+        page.wait_for_timeout(300)
+        page.mouse.click(x, y)
         page.get_by_text("plus at (12, 12)").first.wait_for(timeout=60_000)
         assert "vc_probe_cx=12" in page.url and "vc_probe_cy=12" in page.url
         assert page.locator("[data-testid=stException]").count() == 0
