@@ -218,15 +218,20 @@ def what_to_notice(cfg, result: RunResult, v: dict[str, Verdict], plotted: list[
 
 def cnn_and_data_notes(v: dict[str, Verdict], plotted: list[dict] | None) -> list[str]:
     notes = []
-    cnn_fail = [m for m in v if not spec(m).transformer and v[m].band not in RESTORED]
-    cnn_ok = [m for m in v if not spec(m).transformer and v[m].band in RESTORED]
-    if cnn_fail:
-        notes.append("A CNN can fail too: " + ", ".join(f"**{charts.label(m)}** {v[m].interval.mean:.0%}"
-                                                     for m in cnn_fail)
+    cnns = [m for m in v if not spec(m).transformer]
+    by_band = {band: [m for m in cnns if v[m].band == band] for band in ("below", "chance", "between", "top")}
+    if by_band["below"] + by_band["chance"]:
+        notes.append("A CNN can fail too: " + ", ".join(f"**{charts.label(m)}** {v[m].interval}"
+                                                     for m in by_band["below"] + by_band["chance"])
                      + ". Without a position-free pooling, the head learns where features fired.")
-    if cnn_ok:
-        notes.append("CNNs that generalized: " + ", ".join(f"{charts.label(m)} {v[m].interval.mean:.0%}"
-                                                          for m in cnn_ok) + ".")
+    if by_band["between"]:
+        notes.append("A CNN can lose too: " + ", ".join(f"**{charts.label(m)}** {v[m].interval}"
+                                                      for m in by_band["between"])
+                     + ": above chance, but below the best. Its head has a weight for every position, so where a "
+                     "feature fired reaches the answer; the max pool is what made the lesson's CNN position-free.")
+    if by_band["top"]:
+        notes.append("CNNs as good as the best: " + ", ".join(f"{charts.label(m)} {v[m].interval.mean:.0%}"
+                                                             for m in by_band["top"]) + ".")
     if plotted:
         for m in dict.fromkeys(r["model"] for r in plotted):
             by = {}

@@ -24,7 +24,7 @@ def test_results_wait_for_a_prediction_then_compare_with_it():
     table = at.dataframe[0].value
     assert len(table) == 16 and {"test (unseen)", "95 % interval", "parameters", "seconds per seed"} <= set(table)
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
-    assert any("baseline every remedy" in n for n in notes) and any("CNN can fail too" in n for n in notes)
+    assert any("baseline every remedy" in n for n in notes) and any("CNN can lose too: **CNN, flatten + linear head**" in n for n in notes)
     assert len(all_charts(at)) >= 3 + 8  # ranking, the maps (one figure), data efficiency, and inside the models
 
 
