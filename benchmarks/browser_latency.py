@@ -134,6 +134,9 @@ CONTROLS = {
         "bright patch case": ("3 · Where does the class token look?", _radio("Bright patch near the middle"),
                               _radio("Bright patch at top left")),
     },
+    "ViT_vs_CNN": {  # the probe inside the shipped lesson's trained models
+        "probe centre": ("Look inside the models", _slider("Centre cx", "ArrowRight"), _slider("Centre cx", "ArrowLeft")),
+    },
 }
 
 
