@@ -2,6 +2,7 @@
 
 from core.generalization.remedies import BENCH
 from tests.apptest_helpers import all_charts, assert_clean, open_section, page
+from ui.probe import VIEWS
 
 PAGE = "pages/4_Fixing_the_ViT.py"
 
@@ -25,7 +26,7 @@ def test_results_wait_for_a_prediction_then_compare_with_it():
     assert len(table) == 16 and {"test (unseen)", "95 % interval", "parameters", "seconds per seed"} <= set(table)
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
     assert any("baseline every remedy" in n for n in notes) and any("CNN can lose too: **CNN, flatten + linear head**" in n for n in notes)
-    assert len(all_charts(at)) >= 3 + 8  # ranking, the maps (one figure), data efficiency, and inside the models
+    assert len(all_charts(at)) >= 3 + 6  # ranking, the maps (one figure), data efficiency, and inside the models
 
 
 def test_the_maps_share_one_colour_scale_and_data_efficiency_is_shipped():
@@ -72,8 +73,10 @@ def test_look_inside_compares_attention_distance_across_the_remedies():
     at = reveal(page(PAGE, timeout=120), ())
     open_section(at, "Look inside the models")
     assert_clean(at)
+    at.radio(key="bench_probe_view").set_value(VIEWS[1]).run()
     titles = [md.value for md in at.markdown if md.value.startswith("**Trained mean attention distance")]
     assert titles, "the distance of every transformer of the bench"
+    at.radio(key="bench_probe_view").set_value(VIEWS[2]).run()
     at.selectbox(key="bench_probe_model").set_value("vit-learned").run()
     assert_clean(at)
     assert any("ViT, learned positions's table after training" in md.value for md in at.markdown)

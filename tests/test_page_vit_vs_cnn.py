@@ -1,6 +1,8 @@
 from tests.apptest_helpers import all_charts, assert_clean, open_section, page
+from ui.probe import VIEWS
 
 PAGE = "pages/3_ViT_vs_CNN.py"
+DISTANCE, POSITIONS = VIEWS[1], VIEWS[2]
 
 
 def run_tiny(at):
@@ -137,15 +139,30 @@ def test_look_inside_the_shipped_lesson_without_training():
     # unseen (3, 3) beside the nearest training centre (5, 5)
     assert any(md.value.startswith("**plus at (3, 3)**") for md in at.markdown)
     assert any(md.value.startswith("**plus at (5, 5)**: seen in training") for md in at.markdown)
-    notes = [md.value for md in at.markdown if md.value.startswith("- ")]
-    assert any("mean attention distance most in layer" in n for n in notes)
     before = [m.value for m in at.metric]
     at.select_slider(key="vc_probe_cx").set_value(12).run()
     assert_clean(at)
     assert [m.value for m in at.metric] != before
+    at.radio(key="vc_probe_view").set_value(DISTANCE).run()
+    notes = [md.value for md in at.markdown if md.value.startswith("- ")]
+    assert any("mean attention distance most in layer" in n for n in notes)
+    at.radio(key="vc_probe_view").set_value(POSITIONS).run()
     at.toggle(key="vc_probe_shuffle").set_value(True).run()
     assert_clean(at)
     assert any(m.label == "Test accuracy (unseen centres)" for m in at.metric)
     at.selectbox(key="vc_probe_model").set_value("cnn").run()
     assert_clean(at)
     assert any("has no position table" in i.value for i in at.info)
+
+
+def test_look_inside_a_run_just_trained_from_the_form():
+    at = run_tiny(page(PAGE, timeout=180))
+    open_section(at, "Look inside the models")
+    assert_clean(at)
+    assert any(c.value.startswith("The trained models themselves") for c in at.caption)
+    # the tiny preset's one-layer ViT: one layer of attention maps, its distances, both models' probabilities
+    labels = [m.label for m in at.metric]
+    assert "ViT (lesson) · p(right answer)" in labels and "CNN" in labels
+    at.radio(key="vc_probe_view").set_value(DISTANCE).run()
+    notes = [md.value for md in at.markdown if md.value.startswith("- ")]
+    assert any("mean attention distance most in layer 0" in n for n in notes)

@@ -103,15 +103,25 @@ def seen_vs_unseen(result: RunResult, name: str, seed: int, shape: str, cx: int,
     return here, there
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_distances(cfg, identity: tuple, name: str, seed: int, _result: RunResult) -> tuple[np.ndarray, np.ndarray]:
+    """A run's distances, once: keyed by its config and identity (``_result`` itself is not hashed)."""
+    return distances(_result, name, seed)
+
+
+def run_id(result: RunResult) -> tuple:
+    return result.origin, result.seconds, len(result.rows)
+
+
 def attention_distances(result: RunResult, name: str, seed: int) -> tuple[np.ndarray, np.ndarray] | None:
     if not spec(name).transformer:
         return None
-    untrained, trained = distances(result, name, seed)
+    untrained, trained = cached_distances(result.config, run_id(result), name, seed, result)
     chart(charts.distance_bars(untrained, trained, f"{charts.label(name)}, seed {seed}: mean attention distance "
                                                   "(pixels) per layer and head, over 64 test images"))
     others = [m for m in result.config.models if spec(m).transformer and m != name and f"{m}/{seed}" in result.weights]
     if others:
-        means = {m: float(distances(result, m, seed)[1].mean()) for m in others}
+        means = {m: float(cached_distances(result.config, run_id(result), m, seed, result)[1].mean()) for m in others}
         chart(charts.model_bars({name: float(trained.mean()), **means}, f"Trained mean attention distance, every "
                                 f"transformer of the run (seed {seed}, layers and heads averaged)", "pixels"))
     return untrained, trained
@@ -144,6 +154,19 @@ def positions(result: RunResult, name: str, seed: int, prefix: str) -> None:
                   delta=f"{effect.train_after - effect.train_before:+.1%} (was {effect.train_before:.1%})")
 
 
+VIEWS = ("Seen vs unseen", "Attention distance (the ViT paper's figure 7, right)",
+         "Position embeddings (figure 7, centre)")
+
+
+def distance_notes(dist: tuple[np.ndarray, np.ndarray] | None) -> list[str]:
+    if dist is None:
+        return []
+    change = (dist[1] - dist[0]).mean(axis=1)  # per layer, heads averaged
+    layer = int(np.abs(change).argmax())
+    return [f"Training changed the mean attention distance most in layer {layer} "
+            f"({dist[0][layer].mean():.1f} → {dist[1][layer].mean():.1f} pixels, heads averaged)."]
+
+
 def notes(here: Probe, there: Probe, dist: tuple[np.ndarray, np.ndarray] | None) -> list[str]:
     out = [f"{charts.label(here.model)} gives the right answer with probability **{here.p_true:.2f}** at "
            f"({here.cx}, {here.cy}) and **{there.p_true:.2f}** at the training centre ({there.cx}, {there.cy})."]
@@ -153,12 +176,7 @@ def notes(here: Probe, there: Probe, dist: tuple[np.ndarray, np.ndarray] | None)
                    f"{peak_there:.2f} at the seen centre: " + ("more concentrated where it was trained."
                                                                 if peak_there > peak_here else
                                                                 "no more concentrated where it was trained."))
-    if dist is not None:
-        change = (dist[1] - dist[0]).mean(axis=1)  # per layer
-        layer = int(np.abs(change).argmax())
-        out.append(f"Training changed the mean attention distance most in layer {layer} "
-                   f"({dist[0][layer].mean():.1f} → {dist[1][layer].mean():.1f} pixels, heads averaged).")
-    return out
+    return out + distance_notes(dist)
 
 
 def look_inside(result: RunResult, prefix: str) -> None:
@@ -170,17 +188,25 @@ def look_inside(result: RunResult, prefix: str) -> None:
     if chosen is None:
         return
     name, seed, shape, cx, cy = chosen
+    # One view at a time (only it is computed and drawn): a centre change then redraws only what depends on it
+    view = st.radio("Show", VIEWS, horizontal=True, key=f"{prefix}probe_view", bind=URL)
     try:
-        clickable_map(result, prefix, name, shape, cx, cy)
-        here, there = seen_vs_unseen(result, name, seed, shape, cx, cy)
-        st.markdown("**Attention distance** (the ViT paper's figure 7, right)")
-        dist = attention_distances(result, name, seed)
-        if dist is None:
-            st.caption("A CNN has no attention: its reach is its receptive field, and its max pool reads everywhere.")
-        st.markdown("**Position embeddings** (the ViT paper's figure 7, centre)")
-        positions(result, name, seed, prefix)
+        if view == VIEWS[0]:
+            clickable_map(result, prefix, name, shape, cx, cy)
+            here, there = seen_vs_unseen(result, name, seed, shape, cx, cy)
+            said = notes(here, there, None)
+        elif view == VIEWS[1]:
+            dist = attention_distances(result, name, seed)
+            if dist is None:
+                st.caption("A CNN has no attention: its reach is its receptive field, and its max pool reads "
+                           "everywhere.")
+            said = distance_notes(dist)
+        else:
+            positions(result, name, seed, prefix)
+            said = []
     except ValueError as exc:
         st.error(f"Cannot look inside this model: {exc}")
         return
-    st.markdown("**What to notice inside**")
-    bullets(notes(here, there, dist))
+    if said:
+        st.markdown("**What to notice inside**")
+        bullets(said)
