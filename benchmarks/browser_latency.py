@@ -14,7 +14,9 @@ every number and text), so "every affected chart redrawn" is measured, not guess
   the last change on the page; the section tab showing what the control changes is opened first.
 - Run → results: the tiny preset through the form, and the lesson preset re-run live → results drawn;
   beside them the engine time of the same config from the command line (``python -m core generalization
-  --json``, the ``seconds`` it reports), and the difference.
+  --json``, the ``seconds`` it reports), and the difference; and the engine's own time in the page (the
+  "in N s" it prints, measured while the page drew live curves) over the command line's: what live curves
+  cost the training.
 
 ``--baseline DIR`` runs a second server from another checkout (say, ``git worktree add /tmp/before
 <commit>``) and alternates every try between the two, so both see the same machine load; it prints both
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -173,7 +176,9 @@ def engine_seconds(root, preset: str, *options: str) -> float:
     return json.loads(p.stdout)["seconds"]
 
 
-def run_once(browser, url: str, name: str, i: int) -> float:
+def run_once(browser, url: str, name: str, i: int) -> tuple[float, float]:
+    """(seconds from the click to the results drawn, the engine's own seconds as the page reports them: the
+    training time while the page drew its live curves)."""
     page, _ = open_done(browser, url, "ViT_vs_CNN")
     if name == "tiny":
         # the tiny preset with 10 more epochs each try: a config the server has not run (no store hit)
@@ -190,23 +195,32 @@ def run_once(browser, url: str, name: str, i: int) -> float:
     button.click()
     page.get_by_text("trained on this server").first.wait_for(timeout=300_000)
     seconds = settle(page, t0)
+    caption = page.get_by_text("trained on this server").first.inner_text()
+    engine = float(re.search(r"trained on this server, in ([\d.]+) s", caption).group(1))
     page.context.close()
-    return seconds
+    return seconds, engine
 
 
 def run_to_results(browser, sides, tries: int, out) -> None:
     for name in ("tiny", "lesson"):
         times: dict[str, list[float]] = {side: [] for side, _, _ in sides}
         engine: dict[str, list[float]] = {side: [] for side, _, _ in sides}
+        in_page: dict[str, list[float]] = {side: [] for side, _, _ in sides}
         for i in range(tries):
             for side, url, root in sides:
-                times[side].append(run_once(browser, url, name, i))
+                seconds, live = run_once(browser, url, name, i)
+                times[side].append(seconds)
+                in_page[side].append(live)
                 options = ("--epochs", str(150 + 10 * (i + 1))) if name == "tiny" else ()
                 engine[side].append(engine_seconds(root, name, *options))
         report(f"Run → results · {name}", times, out)
         report(f"engine (CLI) · {name}", engine, out)
         extra = {side: [t - e for t, e in zip(times[side], engine[side], strict=True)] for side in times}
         report(f"Run → results over the engine · {name}", extra, out)
+        # Live curves must not slow the training itself: the engine's time in the page (drawing them) / CLI
+        report(f"engine in the page, live curves · {name}", in_page, out)
+        slowdown = {side: [p / e for p, e in zip(in_page[side], engine[side], strict=True)] for side in times}
+        report(f"engine in the page / engine (CLI) · {name}", slowdown, out)
 
 
 def main() -> None:

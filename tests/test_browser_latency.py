@@ -34,7 +34,7 @@ def test_the_pages_are_no_slower_than_measured(tmp_path):
     subprocess.run([sys.executable, "-m", "benchmarks.browser_latency", "--tries", "5", "--json", str(out)],
                    cwd=ROOT, check=True)
     medians = json.loads(out.read_text())["medians"]
-    assert len(medians) == len(PAGES) + 7 + 6  # every page, seven controls, two presets x three figures
+    assert len(medians) == len(PAGES) + 7 + 10  # every page, seven controls, two presets x five figures
     slow = [(name, seconds) for name, seconds in medians.items()
             for kind, limit in THRESHOLDS.items() if name.startswith(kind) and seconds > limit * MARGIN]
     assert not slow, slow
