@@ -78,3 +78,12 @@ def test_bad_probes_are_refused_with_the_offending_value(result):
         probe(result, "vit", 0, "plus", 1, 5)
     with pytest.raises(ValueError, match="'star'"):
         probe(result, "vit", 0, "star", 5, 5)
+
+
+def test_weights_come_back_from_worker_processes_as_bytes():
+    """Tensors unpickled by the pool's reader thread made the command line abort at exit now and then, under
+    load ("terminate called without an active exception"): workers send torch.save bytes instead."""
+    cfg = bench(("cnn",), 1)
+    result = run(replace(cfg, train=replace(cfg.train, epochs=5)), workers=1)
+    assert isinstance(result.weights["cnn/0"], bytes)
+    assert probe(result, "cnn", 0, "plus", 5, 5).features.shape == (16, 8, 8)

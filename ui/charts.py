@@ -290,6 +290,23 @@ def probe_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple[in
     return fig
 
 
+def image_with_map(image: np.ndarray, grid: np.ndarray, title: str, colorscale: str = "Inferno") -> go.Figure:
+    """A grey (H, W) image with a (G, G) map over it, each cell covering its patch: where attention goes,
+    on the picture itself. Hover gives each patch's value."""
+    H, W = image.shape
+    G = grid.shape[0]
+    P = H // G
+    cells = np.kron(np.asarray(grid, dtype=np.float64), np.ones((P, P)))  # (H, W): each patch's value on its pixels
+    fig = go.Figure([
+        go.Heatmap(z=image, colorscale="gray", zmin=0, zmax=1, showscale=False, hoverinfo="skip", name="image"),
+        go.Heatmap(z=cells, colorscale=colorscale, opacity=0.6, zmin=0, name="attention",
+                   customdata=np.kron(np.arange(G * G).reshape(G, G), np.ones((P, P), dtype=int)),
+                   hovertemplate="patch %{customdata}: %{z:.3f}<extra></extra>", colorbar=dict(thickness=12))])
+    fig.add_shape(type="rect", x0=-0.5, x1=W - 0.5, y0=-0.5, y1=H - 0.5, line=dict(color="#6b7280", width=1))
+    fig.update_layout(title=title)
+    return _square(fig, 320)
+
+
 def image_with_peaks(image: np.ndarray, peaks: list[tuple[int, int]], title: str, size: int = 2) -> go.Figure:
     """A grey image with a box where each CNN channel's strongest response is (``size`` pixels: one cell of
     the pooled feature map)."""

@@ -68,8 +68,8 @@ def one_side(p: Probe, where, seen: bool) -> None:
     where.metric(f"{charts.label(p.model)} · p(right answer)", f"{p.p_true:.2f}")
     if p.rollout is not None:
         with where:
-            chart(charts.grid_map(p.rollout, f"Attention rollout at ({p.cx}, {p.cy}): what reaches the class token, "
-                                  "per patch", text_fmt=".2f", height=280))
+            chart(charts.image_with_map(p.image, p.rollout, f"Attention rollout at ({p.cx}, {p.cy}) over the "
+                                        "image: how much of each patch reaches the class token"))
             L, H = len(p.attention), p.attention[0].shape[0]
             maps = np.concatenate(p.attention)  # (L*H, G, G)
             chart(charts.small_maps_figure(maps, [f"layer {i // H}, head {i % H}" for i in range(L * H)],

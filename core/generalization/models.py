@@ -96,14 +96,25 @@ def _check_configurable_vit(m: ModelConfig, size: int) -> None:
 
 
 class _SqueezeLogit(nn.Module):
-    """(B, 1) logits -> (B,), so every model answers in the same shape."""
+    """The configurable ViT answering as the lesson's models do: (B, 1) logits -> (B,), attention weights
+    appended to ``attentions`` when given, and what the probe reads (grid, patch size, class token, table)."""
 
-    def __init__(self, inner: nn.Module):
+    def __init__(self, inner: ViT):
         super().__init__()
         self.inner = inner
+        self.grid_size, self.patch_size = inner.cfg.grid_size, inner.cfg.patch_size
+        self.class_token = inner.cfg.class_token
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.inner(x).squeeze(-1)
+    def patch_position_table(self) -> torch.Tensor | None:
+        table = self.inner.pos_embed
+        return None if table is None else table[0, int(self.class_token):]  # (N, D) view
+
+    def forward(self, x: torch.Tensor, attentions: list | None = None) -> torch.Tensor:
+        if attentions is None:
+            return self.inner(x).squeeze(-1)
+        logits, weights = self.inner(x, return_attention=True)
+        attentions.extend(weights)
+        return logits.squeeze(-1)
 
 
 def _lesson_vit(m: ModelConfig, size: int, g: torch.Generator, stem: int = 0) -> nn.Module:

@@ -8,6 +8,7 @@ with their last feature maps and where each channel's strongest response is.
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,7 +32,7 @@ def trained_model(result: RunResult, name: str, seed: int) -> nn.Module:
         raise ValueError(f"no trained weights for {key}; this run has {have}")
     cfg = result.config
     model = build(name, cfg.model, cfg.data.img_size, seed)
-    model.load_state_dict(result.weights[key])
+    model.load_state_dict(torch.load(io.BytesIO(result.weights[key]), weights_only=True))
     return model.eval()
 
 

@@ -69,8 +69,9 @@ class RunResult:
     seconds: float = 0.0
     complete: bool = True
     origin: str = "live"  # "live", or "shipped" for the presets' precomputed results
-    # "model/seed" -> the trained model's state_dict (tens of thousands of numbers each), to look inside it
-    weights: dict[str, dict[str, torch.Tensor]] = field(default_factory=dict, repr=False)
+    # "model/seed" -> the trained model's state_dict as torch.save bytes (tens of thousands of numbers each),
+    # to look inside it (core.generalization.probe)
+    weights: dict[str, bytes] = field(default_factory=dict, repr=False)
 
     def merge(self, part: RunResult) -> None:
         for f in ("rows", "curves", "test_predictions", "position_map"):

@@ -9,6 +9,7 @@ depend on how many workers ran or what else the server was doing.
 
 from __future__ import annotations
 
+import io
 import os
 import threading
 import time
@@ -51,8 +52,17 @@ def train_job(cfg: GeneralizationConfig, name: str, seed: int, eval_every: int =
     elif part.complete:
         part.rows.append(SeedResult(name, seed, tr.train_acc, tr.test_acc, tr.seconds))
         _collect_predictions(part, name, seed, tr.test_logits, model, data)
-        part.weights[f"{name}/{seed}"] = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        part.weights[f"{name}/{seed}"] = state_bytes(model)
     return part
+
+
+def state_bytes(model: torch.nn.Module) -> bytes:
+    """The trained weights as ``torch.save`` bytes. Bytes, not tensors, travel back from a worker: the pool's
+    reader thread then never unpickles a tensor (it did, and the command line aborted at exit now and then
+    under load: "terminate called without an active exception")."""
+    buffer = io.BytesIO()
+    torch.save(model.state_dict(), buffer)
+    return buffer.getvalue()
 
 
 def _collect_predictions(part: RunResult, name: str, seed: int, test_logits: torch.Tensor, model, data: Data) -> None:
