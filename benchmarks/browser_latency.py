@@ -83,7 +83,9 @@ def report(what: str, times: dict[str, list[float]], out: dict[str, dict[str, fl
     medians = {side: statistics.median(t) for side, t in times.items()}
     for side, m in medians.items():
         out.setdefault(side, {})[what] = m
-    line = "   ".join(f"{side} {m:5.2f} s ({', '.join(f'{t:.2f}' for t in times[side])})" for side, m in medians.items())
+    unit = "x" if " / " in what else "s"  # a ratio, or seconds
+    line = "   ".join(f"{side} {m:5.2f} {unit} ({', '.join(f'{t:.2f}' for t in times[side])})"
+                      for side, m in medians.items())
     ratio = f"   now/before {medians['now'] / medians['before']:.2f}" if len(medians) == 2 else ""
     print(f"{what:<48} {line}{ratio}   [{load()}]", flush=True)
 

@@ -1,0 +1,62 @@
+"""The command line as a whole process against the notebook's loop as a whole process, alternately.
+
+    python -m benchmarks.cli_whole_process            # the lesson preset, 5 tries each
+    python -m benchmarks.cli_whole_process --tries 3
+
+Each try starts a fresh Python for each side and times it from the spawn to its exit (imports, workers,
+training, output): ``python -m core generalization --preset lesson --json`` against the notebook's
+``nn.TransformerEncoder`` model and loop run as one process (``benchmarks.bench_training --side notebook``:
+the lesson's data, one seed after another, default Adam, all threads). The two alternate try for try, so
+both see the same machine. Printed: every time, the medians, their ratio, and whether the per-seed
+accuracies are identical.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+SIDES = {
+    "command line": [sys.executable, "-m", "core", "generalization", "--preset", "lesson", "--json"],
+    "notebook loop": [sys.executable, "-m", "benchmarks.bench_training", "--side", "notebook", "--config", "lesson"],
+}
+
+
+def timed(cmd: list[str]) -> tuple[float, dict]:
+    start = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    return time.perf_counter() - start, json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def rows(side: str, out: dict) -> list[tuple]:
+    found = out["results"] if side == "command line" else out["rows"]
+    return [(r["model"], r["seed"], r["train_acc"], r["test_acc"]) for r in found]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tries", type=int, default=5)
+    args = ap.parse_args()
+    times: dict[str, list[float]] = {side: [] for side in SIDES}
+    results: dict[str, list] = {}
+    for _ in range(args.tries):
+        for side, cmd in SIDES.items():
+            seconds, out = timed(cmd)
+            times[side].append(seconds)
+            results[side] = rows(side, out)
+        print(f"  {', '.join(f'{s} {t[-1]:.1f} s' for s, t in times.items())}   [load {os.getloadavg()[0]:.2f}]",
+              flush=True)
+    med = {side: statistics.median(t) for side, t in times.items()}
+    for side, m in med.items():
+        print(f"{side:<14} median {m:5.1f} s  ({', '.join(f'{t:.1f}' for t in times[side])})")
+    print(f"speed-up of the command line, whole process: {med['notebook loop'] / med['command line']:.2f}x")
+    print(f"identical per-seed accuracies: {'yes' if results['command line'] == results['notebook loop'] else 'NO'}")
+
+
+if __name__ == "__main__":
+    main()
