@@ -65,13 +65,18 @@ def streamlit_server(python: str = sys.executable, timeout: float = 60, root: Pa
 
 
 def wait_for_charts(page, minimum: int = 1, timeout: float = 60) -> int:
-    """Wait until the Streamlit run is over and at least ``minimum`` Plotly charts have drawn their SVG."""
+    """Wait until the Streamlit run is over and at least ``minimum`` Plotly charts have drawn their SVG.
+    "Over" means no status widget *and* no stale (fading) element, twice in a row 100 ms apart: a short
+    rerun shows no status widget, only elements marked ``data-stale`` while it runs (an accessibility scan
+    in that moment sees faded text and reports its contrast)."""
     page.wait_for_selector("[data-testid=stAppViewContainer]", timeout=timeout * 1000)
     deadline = time.perf_counter() + timeout
+    quiet = 0
     while time.perf_counter() < deadline:
-        running = page.locator("[data-testid=stStatusWidget]").count()
+        running = page.locator("[data-testid=stStatusWidget]").count() + page.locator("[data-stale=true]").count()
         n = page.locator(".js-plotly-plot:has(.main-svg)").count()
-        if not running and n >= minimum:
+        quiet = quiet + 1 if not running and n >= minimum else 0
+        if quiet >= 2:
             return n
         page.wait_for_timeout(100)
     raise TimeoutError(f"only {page.locator('.js-plotly-plot:has(.main-svg)').count()} charts drawn after {timeout} s")

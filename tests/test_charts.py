@@ -89,3 +89,10 @@ def test_gallery_sweep_and_patch_row():
     assert sweep.layout.shapes and "vs patch size P (pixels)" in sweep.layout.title.text  # the chance line
     row = charts.patch_row_figure(np.zeros(48), "row", channels=3, patch_size=4)
     assert [s.x0 for s in row.layout.shapes] == [15.5, 31.5]
+
+
+def test_side_by_side_titles_wrap_at_spaces():
+    from ui.charts import wrap
+
+    assert wrap("Hybrid (CNN stem + ViT)", 12) == "Hybrid (CNN<br>stem + ViT)"
+    assert wrap("CNN", 12) == "CNN" and all(len(line) <= 12 for line in wrap("ViT, 2-D relative position bias", 12).split("<br>"))

@@ -94,6 +94,7 @@ def each_section(page):
         yield None
         reveal.click()
         wait_for_charts(page, 1, timeout=120)
+        page.wait_for_timeout(500)
     tabs = page.get_by_role("tab")
     n = tabs.count()
     for i in [*range(1, n), 0] if n else [None]:
@@ -101,6 +102,7 @@ def each_section(page):
             tabs.nth(i).click()
             page.wait_for_timeout(300)
             wait_for_charts(page, 1, timeout=120)
+            page.wait_for_timeout(500)  # Plotly resizes its charts to the column after drawing them
         yield i
 
 

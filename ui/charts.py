@@ -216,6 +216,18 @@ def ranking_figure(rows: list[dict], title: str = "Test accuracy at unseen posit
     return fig
 
 
+def wrap(text: str, width: int) -> str:
+    """Break a label into lines of at most about ``width`` characters (Plotly's <br>), at spaces: subplot
+    titles side by side must not run into each other on a phone."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
+
+
 def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_range: tuple[int, int],
                      test_range: tuple[int, int], title: str, cols: int = 4) -> go.Figure:
     """Every model's generalization map (accuracy at each centre, both shapes averaged) side by side, at one
@@ -225,8 +237,8 @@ def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_ran
 
     names = list(grids)
     rows = max(1, -(-len(names) // cols))
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[label(m) for m in names], horizontal_spacing=0.03,
-                        vertical_spacing=0.25 / rows)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[wrap(label(m), 12) for m in names],
+                        horizontal_spacing=0.03, vertical_spacing=0.35 / rows)
     for i, m in enumerate(names):
         r, c = i // cols + 1, i % cols + 1
         fig.add_trace(go.Heatmap(z=grids[m], x=centres, y=centres, coloraxis="coloraxis", name=label(m),
@@ -239,8 +251,8 @@ def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_ran
     fig.update_yaxes(visible=False, autorange="reversed")
     for k in range(1, len(names) + 1):  # square cells
         fig.update_layout({f"yaxis{k if k > 1 else ''}": dict(scaleanchor=f"x{k if k > 1 else ''}")})
-    fig.update_annotations(font_size=11)
-    fig.update_layout(title=title, height=210 * rows + 60, margin=dict(l=10, r=10, t=60, b=10),
+    fig.update_annotations(font_size=10)
+    fig.update_layout(title=title, height=230 * rows + 60, margin=dict(l=10, r=10, t=70, b=10),
                       coloraxis=dict(colorscale=ACCURACY_SCALE, cmin=0, cmax=1, colorbar=dict(tickformat=".0%")))
     return fig
 

@@ -80,7 +80,7 @@ def one_side(p: Probe, where, seen: bool) -> None:
             chart(charts.image_with_peaks(p.image, p.peaks, f"Where each channel's maximum fires at ({p.cx}, {p.cy}) "
                                           "(red boxes)"))
             chart(charts.small_maps_figure(p.features, [f"channel {c}" for c in range(len(p.features))],
-                                           f"The last feature maps at ({p.cx}, {p.cy})", cols=8, height_per_row=90,
+                                           f"The last feature maps at ({p.cx}, {p.cy})", cols=4, height_per_row=110,
                                            hover="response"))
 
 
