@@ -55,7 +55,6 @@ class CNNClassifier(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         B, C, H, W = x.shape
-        if self.nhwc:
-            x = x.contiguous(memory_format=torch.channels_last)
-        features = self.conv(x).flatten(1)  # (B, 16): each channel's strongest response anywhere (max head)
+        features = self.conv[-1](self.feature_maps(x)).flatten(1)  # (B, 16): each channel's strongest response
+        # anywhere (max head), its mean (avg head), or every position's (flatten head: (B, 16 * H/2 * W/2))
         return self.fc(features).squeeze(-1)  # (B,)

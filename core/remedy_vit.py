@@ -161,8 +161,3 @@ class RemedyViT(nn.Module):
         pool = self.remedy.global_pool
         pooled = tok[:, 0] if pool == "token" else tok.mean(dim=1) if pool == "avg" else tok.amax(dim=1)  # (B, D)
         return self.head(pooled).squeeze(-1)  # (B,): one logit
-
-
-def num_tokens(img_size: int, patch_size: int, remedy: ViTRemedy) -> int:
-    return (img_size // patch_size) ** 2 + int(remedy.class_token)
-

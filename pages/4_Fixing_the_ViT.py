@@ -17,7 +17,6 @@ from core.generalization.remedies import (
     BENCH,
     CARDS,
     GROUPS,
-    POSITIONS_MODELS,
     POSITIONS_SEEDS,
     POSITIONS_SWEEP,
     bench,
@@ -153,11 +152,9 @@ def data_efficiency(cfg) -> list[dict] | None:
     chosen = [m for m in cfg.models if m in BENCH.models]
     base = positions_base(tuple(chosen), min(POSITIONS_SEEDS, len(cfg.train.seeds)))
     base = with_value(base, "train.epochs", cfg.train.epochs)
-    rows = shipped_positions(base) if set(chosen) <= set(POSITIONS_MODELS) else None
-    if rows is None:
-        shipped = shipped_positions(positions_base())
-        if shipped is not None and base.train.epochs == BENCH.train.epochs:
-            rows = [r for r in shipped if r["model"] in chosen and r["seed"] < len(base.train.seeds)] or None
+    # The shipped rows serve any selection of their models and seeds at the bench's epochs
+    shipped = shipped_positions(positions_base()) if base.train.epochs == BENCH.train.epochs else None
+    rows = [r for r in shipped or [] if r["model"] in chosen and r["seed"] < len(base.train.seeds)] or None
     key = ("bench_positions", base)
     if rows is None or not {r["model"] for r in rows} >= set(chosen):
         rows = st.session_state.get(key, rows)

@@ -91,12 +91,10 @@ def seen_vs_unseen(result: RunResult, name: str, seed: int, shape: str, cx: int,
     chart(charts.image_figure(here.image[None], f"Input at ({cx}, {cy})"), c1)
     chart(charts.image_figure(there.image[None], f"Input at ({sx}, {sy})"), c2)
     st.markdown("**Every model of the run, seed " + str(seed) + ": probability of the right answer**")
-    right = {m: (p if shape == "circle" else 1 - p) for m, p in here.p_circle.items()}
-    right_seen = {m: (p if shape == "circle" else 1 - p) for m, p in there.p_circle.items()}
-    cols = st.columns(min(4, len(right)))
-    for i, m in enumerate(right):
-        cols[i % len(cols)].metric(charts.label(m), f"{right[m]:.2f} here", delta=f"{right_seen[m]:.2f} at ({sx}, {sy})",
-                                   delta_color="off", delta_arrow="off")
+    cols = st.columns(min(4, len(here.p_circle)))
+    for i, m in enumerate(here.p_circle):
+        cols[i % len(cols)].metric(charts.label(m), f"{here.p_right(m):.2f} here",
+                                   delta=f"{there.p_right(m):.2f} at ({sx}, {sy})", delta_color="off", delta_arrow="off")
     c1, c2 = st.columns(2)
     one_side(here, c1, seen=(sx, sy) == (cx, cy))
     one_side(there, c2, seen=True)
@@ -128,11 +126,11 @@ def attention_distances(result: RunResult, name: str, seed: int) -> tuple[np.nda
 
 
 def positions(result: RunResult, name: str, seed: int, prefix: str) -> None:
-    model = trained_model(result, name, seed)
-    G = getattr(model, "grid_size", None)
-    if G is None:
+    if not spec(name).transformer:
         st.info(f"{charts.label(name)} has no position table (a CNN): pick a transformer.")
         return
+    model = trained_model(result, name, seed)
+    G = model.grid_size
     D = result.config.model.embed_dim
     tables = {"the lesson's 1-D sin-cos table": similarity_grid(sincos_1d(G * G + 1, D)[1:]).numpy(),
               "a 2-D sin-cos table": similarity_grid(sincos_2d(G, D, class_token=False)).numpy()}

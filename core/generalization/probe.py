@@ -59,11 +59,15 @@ class Probe:
     features: np.ndarray | None = None
     peaks: list[tuple[int, int]] = field(default_factory=list)
 
+    def p_right(self, model: str) -> float:
+        """The probability ``model`` gives the right answer for this image."""
+        p = self.p_circle[model]
+        return p if self.shape == "circle" else 1 - p
+
     @property
     def p_true(self) -> float:
         """The probability the probed model gives the right answer."""
-        p = self.p_circle[self.model]
-        return p if self.shape == "circle" else 1 - p
+        return self.p_right(self.model)
 
 
 def _attention(model: nn.Module, x: torch.Tensor) -> tuple[list[torch.Tensor], torch.Tensor]:
@@ -88,10 +92,10 @@ def probe(result: RunResult, name: str, seed: int, shape: str, cx: int, cy: int)
     check_centre(cx, cy, result.config.data.img_size)
     image = make_image(shape, cx, cy, result.config.data.img_size)
     x = torch.from_numpy(image)[None, None]  # (1, 1, H, W)
-    p = {m: float(torch.sigmoid(predict(trained_model(result, m, seed), x))[0])
-         for m in result.config.models if f"{m}/{seed}" in result.weights}
+    models = {m: trained_model(result, m, seed) for m in result.config.models if f"{m}/{seed}" in result.weights}
+    model = models[name] if name in models else trained_model(result, name, seed)  # the latter says what is missing
+    p = {m: float(torch.sigmoid(predict(net, x))[0]) for m, net in models.items()}
     out = Probe(name, seed, shape, cx, cy, image, p)
-    model = trained_model(result, name, seed)
     if spec(name).transformer:
         attentions, _ = _attention(model, x)
         G = model.grid_size

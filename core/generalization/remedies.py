@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from core.generalization.config import LESSON, GeneralizationConfig, Sweep, TrainConfig
-from core.generalization.models import spec
 
 
 @dataclass(frozen=True)
@@ -144,7 +143,3 @@ def bench(models: tuple[str, ...] | None = None, seeds: int = len(SEEDS)) -> Gen
 def positions_base(models: tuple[str, ...] = POSITIONS_MODELS, seeds: int = POSITIONS_SEEDS) -> GeneralizationConfig:
     """The data-efficiency view's base config: the bench for ``models``, re-run at each training range."""
     return bench(models, seeds)
-
-
-def label(name: str) -> str:
-    return spec(name).label
