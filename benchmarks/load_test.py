@@ -23,7 +23,7 @@ from dataclasses import replace
 from playwright.sync_api import sync_playwright
 
 from core.generalization.config import PRESETS, TrainConfig
-from core.generalization.planning import total_budget, tree_rss
+from core.generalization.machine import total_budget, tree_rss
 from core.generalization.results import load_shipped, summary
 from core.generalization.run import run
 from support.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_for_charts

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 
 
@@ -96,10 +97,12 @@ def cmd_generalization(args: argparse.Namespace) -> dict:
         raise ValueError(f"--workers must be >= 0, got {args.workers}")
 
     def progress(model, seed, stats, done, total):
-        if not args.json and stats.epoch % 50 == 0:
+        if stats.epoch % 50 == 0:
             print(f"  {model} seed {seed}: epoch {stats.epoch} loss {stats.loss:.4f}", file=sys.stderr)
 
-    result = run(cfg, progress, workers=args.workers, limit=not args.no_limits)
+    _adopt_early_workers(args, cfg)
+    # with --json nothing is printed while training: no progress messages at all (they cross process pipes)
+    result = run(cfg, None if args.json else progress, workers=args.workers, limit=not args.no_limits, here=args.here)
     rows = [asdict(r) for r in result.rows]
     out = {"config": cfg.to_json(), "results": rows,
            "summary": {m: asdict(s) for m, s in summary(result).items()}, "seconds": result.seconds,
@@ -129,7 +132,8 @@ def cmd_remedies(args: argparse.Namespace) -> dict:
         raise ValueError(f"--workers must be >= 0, got {args.workers}")
     if not args.no_limits:  # the whole bench (14x the lesson's work) may run here; the shared page ships it instead
         check_cost(cfg, limit=max(MAX_RUN_COST, relative_cost(BENCH)), what="this bench run")
-    result = run(cfg, workers=args.workers, limit=False)
+    _adopt_early_workers(args, cfg)
+    result = run(cfg, workers=args.workers, limit=False, here=args.here)
     v = verdicts(result)
     return {"config": cfg.to_json(),
             "results": [{"model": r.model, "seed": r.seed, "train_acc": r.train_acc, "test_acc": r.test_acc}
@@ -278,13 +282,50 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+TRAINING_COMMANDS = ("generalization", "remedies")
+
+
+def _start_workers_early(argv: list[str]) -> list:
+    """For a training command, start its worker processes before this process imports anything heavy:
+    they import torch while this one does, instead of after it. One per available core, less one: this
+    process trains too. None when the count is the user's (``--workers``, ``VITLAB_WORKERS``) or for help."""
+    if (not argv or argv[0] not in TRAINING_COMMANDS or os.environ.get("VITLAB_WORKERS")
+            or any(a in ("-h", "--help") or a.startswith("--workers") for a in argv)):
+        return []
+    from core.generalization.machine import WORKER_BASE, cpu_count, total_budget
+    from core.generalization.worker import start_worker_process
+
+    lanes = min(int(cpu_count()), total_budget() // WORKER_BASE)
+    return [start_worker_process(("core.generalization.run",)) for _ in range(lanes - 1)]
+
+
+def _adopt_early_workers(args: argparse.Namespace, cfg) -> None:
+    """Hand the workers started early to the pool (which ends any the run's plan does not need)."""
+    if args.early_workers:
+        from core.generalization.run import warm
+
+        procs, args.early_workers = args.early_workers, []
+        warm(cfg, procs=procs, here=args.here)
+
+
+def main(argv: list[str] | None = None, process: bool = False) -> int:
+    """Run one subcommand. ``process``: this call is the whole process (``python -m core``), so a training
+    command may start its workers before its imports and train in this process too (it sets torch to
+    one thread process-wide, which a caller such as a test suite would not expect)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    early = _start_workers_early(argv) if process else []
+    args = None
     try:
-        result = args.func(args)
-    except (ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        args = build_parser().parse_args(argv)
+        args.early_workers, args.here = early, process
+        try:
+            result = args.func(args)
+        except (ValueError, OSError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    finally:
+        for proc in early if args is None else args.early_workers:  # not adopted (bad input, help): end them
+            proc.kill()
+            proc.wait()
     _print(result, args.json)
     return 1 if result.get("passed") is False else 0

@@ -5,8 +5,8 @@ weights, but it seeds *one process-wide generator*: on a server where every visi
 thread, two sessions building models at once interleave their draws and each gets some of the other's
 numbers. Here every draw comes from a ``torch.Generator`` owned by the one build that uses it.
 
-Layers are created on the ``meta`` device (no numbers, so no draw from the global generator), moved to
-real memory, then initialised exactly as PyTorch's own ``reset_parameters`` would, with the same
+Layers are created on the ``meta`` device (no numbers, so no draw from the global generator), given
+real, empty parameters of the same shapes, then initialised exactly as PyTorch's own ``reset_parameters`` would, with the same
 functions in the same order but drawing from the given generator. A CPU generator seeded with ``s``
 yields the same stream as ``torch.manual_seed(s)``, so a model built here holds bit for bit the weights
 the lesson's ``manual_seed`` + constructor gives (``tests/test_seeded.py`` checks every model).
@@ -37,9 +37,18 @@ def _reset_(layer: nn.Linear | nn.Conv2d, g: torch.Generator) -> None:
             nn.init.uniform_(layer.bias, -bound, bound, generator=g)
 
 
+def _materialize(layer: nn.Module) -> nn.Module:
+    """Give a layer built on the ``meta`` device empty CPU parameters of the same shapes. Not
+    ``Module.to_empty``: its first call imports sympy (via ``empty_like``'s meta decomposition), about half
+    a second in every fresh worker process."""
+    for name, p in list(layer.named_parameters(recurse=False)):
+        setattr(layer, name, nn.Parameter(torch.empty(p.shape, dtype=p.dtype), requires_grad=p.requires_grad))
+    return layer
+
+
 def linear(in_features: int, out_features: int, g: torch.Generator, bias: bool = True) -> nn.Linear:
     """``nn.Linear(in_features, out_features)`` with its default initialisation drawn from ``g``."""
-    layer = nn.Linear(in_features, out_features, bias=bias, device="meta").to_empty(device="cpu")
+    layer = _materialize(nn.Linear(in_features, out_features, bias=bias, device="meta"))
     _reset_(layer, g)
     return layer
 
@@ -47,8 +56,8 @@ def linear(in_features: int, out_features: int, g: torch.Generator, bias: bool =
 def conv2d(in_channels: int, out_channels: int, kernel_size: int, g: torch.Generator, stride: int = 1,
            padding: int = 0) -> nn.Conv2d:
     """``nn.Conv2d(...)`` with its default initialisation drawn from ``g``."""
-    layer = nn.Conv2d(in_channels, out_channels, kernel_size, stride=stride, padding=padding,
-                      device="meta").to_empty(device="cpu")
+    layer = _materialize(nn.Conv2d(in_channels, out_channels, kernel_size, stride=stride, padding=padding,
+                                   device="meta"))
     _reset_(layer, g)
     return layer
 

@@ -84,7 +84,7 @@ def wait_for_charts(page, minimum: int = 1, timeout: float = 60) -> int:
 
 def tree_rss_bytes(pid: int) -> int:
     """Resident memory of a process and all its descendants (the server and its training workers)."""
-    from core.generalization.planning import tree_rss
+    from core.generalization.machine import tree_rss
 
     return tree_rss(pid)
 

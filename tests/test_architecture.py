@@ -11,7 +11,7 @@ from core.generalization.models import REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
 # core.generalization, bottom to top: a module may import only those before it
-ENGINE = ["model_config", "models", "config", "remedies", "data", "planning", "worker", "pool", "results", "verdict", "probe", "store",
+ENGINE = ["machine", "model_config", "models", "config", "remedies", "data", "planning", "worker", "pool", "results", "verdict", "probe", "store",
           "run", "exercises"]
 
 

@@ -1,7 +1,9 @@
 import json
+import os
 import subprocess
 import sys
 
+from core.generalization import machine
 from tests.conftest import ROOT
 
 
@@ -53,6 +55,39 @@ def test_generalization_json_tiny():
     out = json.loads(p.stdout)
     assert out["config"]["train"]["epochs"] == 5 and out["config"]["models"] == ["cnn"]
     assert set(out["results"][0]) >= {"model", "seed", "train_acc", "test_acc"}
+
+
+def test_the_whole_process_starts_workers_early_trains_beside_them_and_leaves_none_behind():
+    # as `python -m core` runs it: workers start before the imports; this process is one lane
+    script = """
+import json, os, sys
+from core import cli
+from core.generalization.machine import children
+from core.generalization import worker
+start, started = worker.start_worker_process, []
+worker.start_worker_process = lambda preload: started.append(start(preload)) or started[-1]
+bad = cli.main(["generalization", "--lr", "nan"], process=True)
+print(json.dumps({"bad": bad, "started": len(started), "left": len(children(os.getpid()))}), flush=True)
+started.clear()
+cli.main(["generalization", "--preset", "tiny", "--epochs", "5", "--json"], process=True)
+from core.generalization.pool import server_pool, shutdown_server_pool
+adopted = {w.proc.pid for w in server_pool().idle} & {p.pid for p in started}
+shutdown_server_pool()
+print(json.dumps({"started": len(started), "adopted": len(adopted), "left": len(children(os.getpid()))}))
+"""
+    p = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "VITLAB_WORKERS": ""})
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.strip().splitlines()
+    bad, good = json.loads(lines[0]), json.loads(lines[-1])
+    lanes = min(int(machine.cpu_count()), machine.total_budget() // machine.WORKER_BASE)
+    assert bad == {"bad": 2, "started": lanes - 1, "left": 0}  # bad input: the early workers are ended
+    assert good["started"] == good["adopted"] == lanes - 1 and good["left"] == 0
+    alone = json.loads(run_cli("generalization", "--preset", "tiny", "--epochs", "5", "--workers", "0", "--json").stdout)
+    def numbers(out):
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in out["results"]]
+
+    assert numbers(json.loads(lines[1])) == numbers(alone)  # the same numbers as training in one process
 
 
 def test_generalization_bad_range_is_one_line():

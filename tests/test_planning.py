@@ -30,25 +30,6 @@ def test_no_worker_where_memory_cannot_hold_one():
     assert planning.plan(LESSON, CAPACITY, cores=2, workers=0).workers == 0
 
 
-def test_budget_takes_the_lower_of_setting_and_container(monkeypatch):
-    monkeypatch.setenv("VITLAB_MEMORY_BUDGET", str(2**40))
-    monkeypatch.setattr(planning, "memory_limit", lambda: 690e6)
-    assert planning.total_budget() <= 690e6
-    monkeypatch.setattr(planning, "memory_limit", lambda: 2e12)
-    monkeypatch.setenv("VITLAB_MEMORY_BUDGET", str(2**30))
-    assert planning.total_budget() == 2**30
-
-
-def test_probes_read_cgroup_v1_and_v2(monkeypatch):
-    files = {"/sys/fs/cgroup/memory/memory.limit_in_bytes": "734003200", "/sys/fs/cgroup/cpu/cpu.cfs_quota_us": "50000",
-             "/sys/fs/cgroup/cpu/cpu.cfs_period_us": "100000"}
-    monkeypatch.setattr(planning, "_read", files.get)
-    assert planning.memory_limit() == 734003200 and planning.cpu_count() == 0.5
-    files = {"/sys/fs/cgroup/memory.max": "2900000000", "/sys/fs/cgroup/cpu.max": "200000 100000"}
-    monkeypatch.setattr(planning, "_read", files.get)
-    assert planning.memory_limit() == 2.9e9 and planning.cpu_count() == 2.0
-
-
 def test_budget_line_is_first_come_first_served_and_can_be_left():
     budget = planning.Budget(100, cores=2)
     assert budget.take(80, cores=1)

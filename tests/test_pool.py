@@ -2,14 +2,15 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import replace
 
 import pytest
 
-from core.generalization import planning
+from core.generalization import machine, planning
 from core.generalization.config import PRESETS, TrainConfig
-from core.generalization.pool import Pool
+from core.generalization.pool import Job, Pool
 from core.generalization.run import run
 
 TINY = replace(PRESETS["tiny"], train=TrainConfig(epochs=8, seeds=(0, 1)))
@@ -29,6 +30,29 @@ def test_one_worker_two_workers_and_in_process_give_identical_results(pool):
     assert strip and strip == [replace(r, seconds=0) for r in two.rows] == [replace(r, seconds=0) for r in here.rows]
     assert one.test_predictions == two.test_predictions == here.test_predictions
     assert one.position_map == two.position_map
+
+
+def test_a_lane_in_this_process_trains_beside_one_worker_fewer_with_identical_results(pool):
+    alone = run(TINY, workers=0, pool=pool)
+    beside = run(TINY, workers=2, pool=pool, here=True)
+    assert len(pool.idle) == 1  # one worker process; this process was the other lane
+    assert [replace(r, seconds=0) for r in beside.rows] == [replace(r, seconds=0) for r in alone.rows]
+    assert beside.test_predictions == alone.test_predictions and beside.weights == alone.weights
+    assert pool.budget.busy_cores == 0 and pool.budget.held_bytes == planning.WORKER_BASE
+
+
+def _fails(*, report):
+    raise ArithmeticError("this job fails")
+
+
+def test_the_lane_here_stops_with_the_run_and_reports_its_errors(pool):
+    result = run(TINY, progress=lambda m, s, stats, done, total: False if done >= 3 else None, workers=2, pool=pool,
+                 here=True)
+    assert not result.complete and result.rows == []
+    assert not [t for t in threading.enumerate() if t.name == "vitlab-lane-here"]  # the stopped job ended
+    with pytest.raises(RuntimeError, match="in this process(.|\n)*ArithmeticError"):
+        pool.run([Job(_fails, (), 1)], 1, here=True)
+    assert pool.budget.busy_cores == 0 and pool.idle == []
 
 
 def test_progress_reaches_the_total_and_workers_are_reused_then_released(pool, monkeypatch):
@@ -90,9 +114,9 @@ def test_workers_end_when_their_parent_dies(tmp_path):
     parent.send_signal(signal.SIGKILL)
     parent.wait()
     deadline = time.monotonic() + 10
-    while any(planning.rss(p) for p in pids) and time.monotonic() < deadline:
+    while any(machine.rss(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not any(planning.rss(p) for p in pids)
+    assert not any(machine.rss(p) for p in pids)
 
 
 def test_workers_outlive_the_session_thread_that_started_them(pool):
@@ -108,7 +132,8 @@ def test_workers_outlive_the_session_thread_that_started_them(pool):
 
 
 def test_warm_starts_idle_workers_within_the_budget_and_the_run_uses_them():
-    from core.generalization.planning import WORKER_BASE, Budget
+    from core.generalization.machine import WORKER_BASE
+    from core.generalization.planning import Budget
     from core.generalization.pool import Pool
     from core.generalization.run import run, warm
 

@@ -13,6 +13,10 @@ first), waits in the budget's line when it can afford none, and gives everything
 Idle workers are kept ``idle_seconds()`` for the next run, then ended.
 
 The pool knows jobs, not experiments: a job is a function, its arguments and the memory it needs.
+
+A run may also train *here*, in the calling process, as one of its lanes (``run(..., here=True)``): the
+command line imports torch anyway, so it starts one worker fewer and trains beside them instead of
+waiting. It sets this process to one torch thread, so a server (whose threads serve pages) never asks.
 """
 
 from __future__ import annotations
@@ -23,10 +27,13 @@ import queue
 import subprocess
 import threading
 import time
+import traceback
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.generalization.planning import WORKER_BASE, Budget, idle_seconds, server_budget
+from core.generalization.machine import WORKER_BASE
+from core.generalization.planning import Budget, idle_seconds, server_budget
 from core.generalization.worker import start_worker_process
 
 
@@ -90,21 +97,23 @@ class Pool:
         with self._lock:
             return list(self._idle)
 
-    def _grant(self, wanted: int, job_bytes: int) -> tuple[int, list[Worker]] | None:
-        """Called under the budget's lock when it is this run's turn: the most workers (<= wanted) the
-        budget affords now, idle ones reused first; None if not even one."""
+    def _grant(self, wanted: int, job_bytes: int, here: bool = False) -> tuple[int, list[Worker]] | None:
+        """Called under the budget's lock when it is this run's turn: the most lanes (<= wanted) the budget
+        affords now, and the idle workers reused for them (one lane fewer when this process trains too);
+        None if not even one lane."""
         for k in range(wanted, 0, -1):
+            remote = k - here  # lanes that need a worker process
             with self._lock:
                 self._idle = [w for w in self._idle if w.alive() or w.kill()]
-                reuse = min(k, len(self._idle))
-                if self.budget.take(k * job_bytes + (k - reuse) * WORKER_BASE, cores=k):
+                reuse = min(remote, len(self._idle))
+                if self.budget.take(k * job_bytes + (remote - reuse) * WORKER_BASE, cores=k):
                     taken, self._idle = self._idle[:reuse], self._idle[reuse:]
                     return k, taken
         with self._lock:  # nothing fits: end an idle worker (its memory goes back) and try again
             victim = self._idle.pop() if self._idle else None
         if victim is not None:
             victim.kill()
-            return self._grant(wanted, job_bytes)
+            return self._grant(wanted, job_bytes, here)
         return None
 
     def _release(self, workers: list[Worker], reuse: bool) -> None:
@@ -153,6 +162,7 @@ class Pool:
             added += 1
         for proc in procs:  # started but not affordable now: end them
             proc.kill()
+            proc.wait()
         if added:
             self._start_reaper()  # unused warm workers end after idle_seconds()
         return added
@@ -165,51 +175,92 @@ class Pool:
 
     # ------------------------------------------------------------ running
     def run(self, jobs: list[Job], max_workers: int, on_progress: Callable[[int, object], bool | None] | None = None,
-            on_wait: Callable[[int], object] | None = None, order: list[int] | None = None) -> list | None:
-        """Run ``jobs`` on up to ``max_workers`` workers; their results in job order, or None if
-        ``on_progress(index, payload)`` returned False. Jobs start in ``order`` (default: as given). An
-        exception in a callback propagates; the run's workers are then ended at once."""
+            on_wait: Callable[[int], object] | None = None, order: list[int] | None = None,
+            here: bool = False) -> list | None:
+        """Run ``jobs`` on up to ``max_workers`` lanes; their results in job order, or None if
+        ``on_progress(index, payload)`` returned False. Jobs start in ``order`` (default: as given).
+        ``here``: one lane is a thread of this process (never for big jobs). An exception in a callback
+        propagates; the run's workers are then ended at once."""
+        here = here and not any(j.map_big for j in jobs)
         job_bytes = max(j.nbytes for j in jobs)
-        k, pool = self.budget.admit(lambda: self._grant(min(max_workers, len(jobs)), job_bytes), on_wait)
-        pool += [Worker(self.budget) for _ in range(k - len(pool))]
+        k, pool = self.budget.admit(lambda: self._grant(min(max_workers, len(jobs)), job_bytes, here), on_wait)
+        pool += [Worker(self.budget) for _ in range(k - here - len(pool))]
         with self._lock:
-            self._busy += k
+            self._busy += k - here
         replies: queue.Queue = queue.Queue()
         for w in pool:
             w.replies = replies
-        todo = list(order if order is not None else range(len(jobs)))
-        results: list = [None] * len(jobs)
-        busy, ok = 0, False
+        todo = deque(order if order is not None else range(len(jobs)))
+        todo_lock = threading.Lock()
+
+        def next_job() -> int | None:
+            with todo_lock:
+                return todo.popleft() if todo else None
+
+        stop = threading.Event()
+        lane = (threading.Thread(target=_lane_here, args=(jobs, next_job, replies, stop), name="vitlab-lane-here",
+                                 daemon=True) if here else None)
+        ok = False
         try:
             for w in pool:
-                if todo:
-                    i = todo.pop(0)
+                if (i := next_job()) is not None:
                     w.send(i, jobs[i])
-                    busy += 1
-            while busy:
-                w, (kind, i, payload) = replies.get()
-                if kind == "progress":
-                    if on_progress is not None and on_progress(i, payload) is False:
-                        return None
-                elif kind == "done":
-                    results[i] = payload
-                    busy -= 1
-                    if todo:
-                        j = todo.pop(0)
-                        w.send(j, jobs[j])
-                        busy += 1
-                elif kind == "error":
-                    raise RuntimeError(f"a job failed in a worker:\n{payload}")
-                else:  # dead
-                    raise RuntimeError(f"a worker exited unexpectedly (exit status {payload})")
-            ok = True
+            if lane is not None:
+                lane.start()
+            results = _collect(jobs, replies, next_job, on_progress)
+            ok = results is not None
             return results
         finally:
+            stop.set()
+            if lane is not None and lane.is_alive():
+                lane.join()  # a stopped job ends at its next report
             with self._lock:
-                self._busy -= k
+                self._busy -= k - here
             self.budget.give(k * job_bytes, cores=k)
             # stopped, failed or interrupted workers may be mid-job, and big jobs leave big heaps: end them
             self._release(pool, reuse=ok and not any(j.map_big for j in jobs))
+
+
+def _collect(jobs: list[Job], replies: queue.Queue, next_job: Callable[[], int | None],
+             on_progress: Callable[[int, object], bool | None] | None) -> list | None:
+    """Gather every job's result from the lanes' replies, handing a worker its next job when it finishes
+    one; None if ``on_progress`` returned False."""
+    results: list = [None] * len(jobs)
+    remaining = len(jobs)
+    while remaining:
+        w, (kind, i, payload) = replies.get()
+        if kind == "progress":
+            if on_progress is not None and on_progress(i, payload) is False:
+                return None
+        elif kind == "done":
+            results[i] = payload
+            remaining -= 1
+            if w is not None and (j := next_job()) is not None:  # w None: the lane here takes its own
+                w.send(j, jobs[j])
+        elif kind == "error":
+            raise RuntimeError(f"a job failed {'in a worker' if w else 'in this process'}:\n{payload}")
+        else:  # dead
+            raise RuntimeError(f"a worker exited unexpectedly (exit status {payload})")
+    return results
+
+
+def _lane_here(jobs: list[Job], next_job: Callable[[], int | None], replies: queue.Queue, stop: threading.Event) -> None:
+    """The lane in this process: take jobs until none is left, replying as a worker does (from ``None``).
+    A job's ``report`` returns False once the run has stopped, so a training loop ends at its next epoch."""
+    import torch
+
+    torch.set_num_threads(1)  # one thread per job, as in a worker: the same numbers (see above)
+    while not stop.is_set() and (i := next_job()) is not None:
+        def report(payload, i=i) -> bool | None:
+            replies.put((None, ("progress", i, payload)))
+            return False if stop.is_set() else None
+
+        try:
+            result = jobs[i].function(*jobs[i].args, report=report)
+        except Exception:
+            replies.put((None, ("error", i, traceback.format_exc())))
+            return
+        replies.put((None, ("done", i, result)))
 
 
 _pool: Pool | None = None
@@ -226,6 +277,7 @@ def server_pool() -> Pool:
 
 
 @atexit.register
-def _shutdown() -> None:
+def shutdown_server_pool() -> None:
+    """End this process's idle workers (at exit; the command line calls it before leaving early)."""
     if _pool is not None:
         _pool.shutdown()

@@ -84,11 +84,12 @@ def forced_workers() -> int | None:
 
 
 def run(cfg: GeneralizationConfig, progress: Progress | None = None, eval_every: int = 0, workers: int | None = None,
-        on_wait: OnWait | None = None, pool: Pool | None = None, limit: bool = True) -> RunResult:
+        on_wait: OnWait | None = None, pool: Pool | None = None, limit: bool = True, here: bool = False) -> RunResult:
     """Train every (seed, model) pair of ``cfg``; an incomplete result if ``progress`` returned False.
 
     ``workers`` overrides the plan's worker count (0: this process); ``limit=False`` lifts the cap on
-    one run's work (the command line's ``--no-limits``, for a machine of one's own).
+    one run's work (the command line's ``--no-limits``, for a machine of one's own); ``here``: this
+    process is one of the workers (the command line: see ``pool``).
     """
     if limit:
         check_cost(cfg)
@@ -108,7 +109,7 @@ def run(cfg: GeneralizationConfig, progress: Progress | None = None, eval_every:
         tasks = [Job(train_job, (cfg, name, seed, eval_every, how.chunks[name]), how.job_bytes[name],
                      map_big=how.chunks[name] is not None) for seed, name in jobs]
         longest_first = sorted(range(len(jobs)), key=lambda i: not spec(jobs[i][1]).transformer)
-        parts = pool.run(tasks, how.workers, on_progress if progress else None, on_wait, longest_first)
+        parts = pool.run(tasks, how.workers, on_progress if progress else None, on_wait, longest_first, here)
     else:
         parts = _run_here(cfg, jobs, how, eval_every, on_progress if progress else None, on_wait, pool)
     result = RunResult(cfg, complete=parts is not None and all(p.complete for p in parts))
@@ -118,19 +119,22 @@ def run(cfg: GeneralizationConfig, progress: Progress | None = None, eval_every:
     return result
 
 
-def warm(cfg: GeneralizationConfig, pool: Pool | None = None, procs: list | None = None, delay: float = 0.0) -> int:
+def warm(cfg: GeneralizationConfig, pool: Pool | None = None, procs: list | None = None, delay: float = 0.0,
+         here: bool = False) -> int:
     """Start the workers a run of ``cfg`` would use (each imports torch and this module while the visitor
     is still reading), so that Run does not wait for them; ``procs``: worker processes already started, to
     adopt. ``delay``: do it that many seconds later, on a thread of its own (returns 0 then), so the
-    imports do not compete with the page's first draw. Returns how many were started."""
+    imports do not compete with the page's first draw. ``here``: the run will train in this process too
+    (one worker fewer). Returns how many were started."""
     if delay:
-        timer = threading.Timer(delay, warm, (cfg, pool, procs))
+        timer = threading.Timer(delay, warm, (cfg, pool, procs, 0.0, here))
         timer.daemon = True
         timer.start()
         return 0
     pool = pool or server_pool()
     how = plan(cfg, pool.budget.capacity, pool.budget.cores, forced_workers())
-    return pool.warm(how.workers, preload=(__name__,), procs=procs)
+    lanes_here = int(here and how.workers > 0 and not how.chunked)  # big (chunked) jobs never train here: see pool
+    return pool.warm(how.workers - lanes_here, preload=(__name__,), procs=procs)
 
 
 def _run_here(cfg, jobs, how, eval_every, on_progress, on_wait, pool: Pool) -> list[RunResult] | None:
