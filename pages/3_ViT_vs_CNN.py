@@ -191,7 +191,8 @@ def results_table(cfg: GeneralizationConfig, result: RunResult) -> None:
         table.loc[f"test, 95 % interval {'low' if bound == 'lo' else 'high'}"] = [
             getattr(v[m].interval, bound) if k == "test" else np.nan
             for m in models for k in ("train", "test")]
-    st.dataframe(table.astype(float).style.format("{:.1%}", na_rep="—"), width="stretch")
+    # a static table: a real HTML <table> for screen readers, and no data grid to load on the first view
+    st.table(table.astype(float).style.format("{:.1%}", na_rep="—"))
     c1, c2 = st.columns(2)
     chart(charts.accuracy_bars(rows), c1)
     curves = [asdict(c) for c in result.curves]

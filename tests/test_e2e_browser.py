@@ -171,7 +171,8 @@ def test_a_control_changed_in_the_browser_gives_a_link_that_reopens_it_on_a_fres
         page.get_by_text("Flatten + Linear: 16×17").wait_for(timeout=30_000)
         wait_for_charts(page, 3)
         assert "width=17" in page.url
-        shown = page.locator("[data-testid=stSidebar] [data-testid=stCode]").last.inner_text().strip()
+        page.get_by_role("button", name="Link to these settings").click()  # the link box is in a popover
+        shown = page.locator("[data-testid=stPopoverBody] [data-testid=stCode]").last.inner_text().strip()
         # the link carries the setting and the open section
         assert "width=17" in shown and "patchify_view=3" in shown and shown.startswith("http"), shown
         assert errors.real() == []

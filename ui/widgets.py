@@ -66,15 +66,18 @@ def chart(fig: go.Figure, where=None, *, key: str | None = None) -> None:
 
 
 def share_link(where=None) -> str:
-    """The address of this page with its current settings: shown with a copy button, and returned (the
-    downloads carry it). Built from the URL's query parameters, which the bound widgets keep up to date."""
+    """The address of this page with its current settings, in a "Link to these settings" popover with a
+    copy button, and returned (the downloads carry it). Built from the URL's query parameters, which the
+    bound widgets keep up to date (so the address bar holds the same link). In a popover because its box
+    loads the browser's code highlighter, about 0.3 s of every page's first draw here, and a popover draws
+    its content only when opened (measured: benchmarks/browser_latency.py)."""
     params = urlencode([(k, v) for k in st.query_params for v in st.query_params.get_all(k)])
     link = (st.context.url or "") + (f"?{params}" if params else "")
     where = where or st.sidebar
-    where.markdown("**Link to these settings**")
-    where.code(link or "(this page's address)", language=None, wrap_lines=True)
-    where.caption("The copy button is at the box's right. Opened anywhere, even on a freshly started server, the "
-                  "link shows this page with these settings.")
+    with where.popover("🔗 Link to these settings", width="stretch"):
+        st.code(link or "(this page's address)", language=None, wrap_lines=True)
+        st.caption("The copy button is at the box's right; the address bar holds the same link. Opened anywhere, "
+                   "even on a freshly started server, it shows this page with these settings.")
     return link
 
 
