@@ -14,7 +14,11 @@ def test_images_and_patch_grids():
     assert fig.data[0].type == "image" and fig.layout.title.text == "an image"
     assert charts.image_figure(img[:1]).data[0].type == "heatmap"
     grid = charts.image_with_patch_grid(img, 4, highlight=3, title="grid")
-    assert len(grid.layout.shapes) == 1 + 1 + 1 + 1 and len(grid.layout.annotations) == 4  # frame, 2 lines, box, 4 numbers
+    assert len(grid.layout.shapes) == 1 + 1 + 1 + 1  # frame, 2 lines, box
+    numbers = grid.data[-1]  # each patch's number at its centre, as a text trace
+    assert list(numbers.text) == ["0", "1", "2", "3"] and (numbers.x[1], numbers.y[2]) == (5.5, 5.5)
+    assert list(charts.image_with_patch_grid(img, 4, labels=[3, 2, 1, 0]).data[-1].text) == ["3", "2", "1", "0"]
+    assert list(charts.figure_tables(grid)[-1][1]["label"]) == ["0", "1", "2", "3"]  # "Show numbers" lists them
 
 
 def test_matrices_maps_and_bars():
