@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -22,6 +23,7 @@ pytestmark = [pytest.mark.bench, pytest.mark.skipif(os.environ.get("VITLAB_BENCH
                                                     reason="the browser benchmark runs only with VITLAB_BENCH=1")]
 
 MARGIN = 1.3  # this machine's run-to-run noise on a quiet machine
+CLI_MARGIN = 1.1  # the whole-process ratio's noise here (5 alternating tries: 4.9x to 5.2x)
 THRESHOLDS = {  # seconds (medians measured after; see README, "What the learner waits for")
     "first draw": 5.1,
     "control": 1.1,
@@ -39,3 +41,11 @@ def test_the_pages_are_no_slower_than_measured(tmp_path):
     slow = [(name, seconds) for name, seconds in medians.items()
             for kind, limit in THRESHOLDS.items() if name.startswith(kind) and seconds > limit * MARGIN]
     assert not slow, slow
+
+
+def test_the_command_line_as_a_whole_process_stays_5x_faster_than_the_notebooks_loop():
+    out = subprocess.run([sys.executable, "-m", "benchmarks.cli_whole_process", "--tries", "5"], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout
+    speedup = float(re.search(r"whole process: ([0-9.]+)x", out).group(1))
+    assert "identical per-seed accuracies: yes" in out, out
+    assert speedup >= 5.0 / CLI_MARGIN, out  # measured 5.15x (README); the issue's target is 5x

@@ -114,4 +114,5 @@ def test_show_numbers_puts_a_table_under_every_chart():
     at.toggle(key="numbers").set_value(True).run()
     assert_clean(at)
     assert len(at.dataframe) >= charts  # one per trace: maps, bars and the images too (r, g, b per pixel)
-    assert at.dataframe[1].value.shape == (16, 48)  # after the image: the token sequence, as drawn: 16 patches x 48 values
+    assert list(at.dataframe[1].value["label"]) == [str(i) for i in range(16)]  # the image's patch numbers
+    assert at.dataframe[2].value.shape == (16, 48)  # then the token sequence, as drawn: 16 patches x 48 values
