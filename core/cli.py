@@ -241,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lr", type=float)
     p.add_argument("--seeds", type=int, nargs="+")
     p.add_argument("--attn-impl", choices=ATTN_IMPLS)
-    p.add_argument("--workers", type=int, help="parallel worker processes (default: one per available core)")
+    p.add_argument("--workers", type=int, help="parallel training lanes: this process and worker processes (default: one per available core; 0: this process alone)")
     p.add_argument("--full", action="store_true", help="also print curves, test predictions and the position map")
     p.add_argument("--no-limits", action="store_true",
                    help="lift the cap on one run's work (the app's limit for a shared server), on a machine of your own")
@@ -261,7 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-train", type=int)
     p.add_argument("--epochs", type=int)
     p.add_argument("--lr", type=float)
-    p.add_argument("--workers", type=int, help="parallel worker processes (default: one per available core)")
+    p.add_argument("--workers", type=int, help="parallel training lanes: this process and worker processes (default: one per available core; 0: this process alone)")
     p.add_argument("--no-limits", action="store_true", help="lift the cap on one run's work (the app's limit)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_remedies)
