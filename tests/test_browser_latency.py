@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.bench, pytest.mark.skipif(os.environ.get("VITLAB_BENCH
                                                     reason="the browser benchmark runs only with VITLAB_BENCH=1")]
 
 MARGIN = 1.3  # this machine's run-to-run noise on a quiet machine
-CLI_MARGIN = 1.1  # the whole-process ratio's noise here (5 alternating tries: 4.9x to 5.2x)
+CLI_MARGIN = 1.1  # the whole-process ratio's noise here (runs of 5 alternating tries: 4.66x to 5.15x)
 THRESHOLDS = {  # seconds (medians measured alone on the machine; see README, "What the learner waits for")
     "first draw": 3.3,  # measured 1.14-3.21 s
     "control": 1.1,  # measured 0.28-1.01 s (the probe's centre the slowest)
@@ -50,4 +50,4 @@ def test_the_command_line_as_a_whole_process_stays_5x_faster_than_the_notebooks_
                          capture_output=True, text=True).stdout
     speedup = float(re.search(r"whole process: ([0-9.]+)x", out).group(1))
     assert "identical per-seed accuracies: yes" in out, out
-    assert speedup >= 5.0 / CLI_MARGIN, out  # measured 5.15x (README); the issue's target is 5x
+    assert speedup >= 5.0 / CLI_MARGIN, out  # measured 4.66x (README); the issue's target is 5x, not met yet
