@@ -288,7 +288,7 @@ TRAINING_COMMANDS = ("generalization", "remedies")
 def _start_workers_early(argv: list[str]) -> list:
     """For a training command, start its worker processes before this process imports anything heavy:
     they import torch while this one does, instead of after it. One per available core, less one: this
-    process trains too. None when the count is the user's (``--workers``, ``VITLAB_WORKERS``) or for help."""
+    process trains too. None at all when the count is the user's (``--workers``, ``VITLAB_WORKERS``) or for help."""
     if (not argv or argv[0] not in TRAINING_COMMANDS or os.environ.get("VITLAB_WORKERS")
             or any(a in ("-h", "--help") or a.startswith("--workers") for a in argv)):
         return []

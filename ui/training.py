@@ -34,8 +34,8 @@ def train_live(cfg: GeneralizationConfig) -> RunResult:
             curves.append({"model": model, "seed": seed, "epoch": stats.epoch, "test_acc": stats.test_acc})
         elapsed = time.perf_counter() - start
         # At most two updates a second: enough for the eye, and cheap for a browser that may share the
-        # machine (ten a second slowed the lesson's training here by ~20 %); a stale run still stops at
-        # its next progress call, every epoch
+        # machine (with ten a second and the chart every second, the lesson's training took 5.3 s in the
+        # page here, 4.0-4.3 s now); a stale run still stops at its next progress call, every epoch
         if elapsed - last_bar < 0.5 and done < total:
             return
         last_bar = elapsed
@@ -49,7 +49,7 @@ def train_live(cfg: GeneralizationConfig) -> RunResult:
             live.plotly_chart(charts.curves_figure(curves, "test_acc", "Test accuracy at unseen positions, live"),
                               width="stretch")
 
-    # 25 points on the live test curve: each is a pass over the test set (50 cost the lesson ~15 % more work)
+    # 25 points on the live test curve: each is a pass over the test set (50 made the lesson's training ~15 % longer)
     result = run(cfg, progress, eval_every=max(1, cfg.train.epochs // LIVE_POINTS), on_wait=on_wait)
     bar.empty()
     live.empty()
