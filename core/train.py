@@ -9,6 +9,8 @@ The lesson's training sets repeat themselves: an image is fixed by its shape and
 at centres 5..10 hold only ~70 distinct images and 3000 draws hold 72. The full-batch loss is a mean,
 so it equals the mean over the *distinct* images weighted by how often each was drawn: the same
 mathematics (and the same gradient) for a fraction of the arithmetic. Only float rounding differs.
+The test sets repeat themselves more (150 draws at the 4 unseen centres hold 8 distinct images), so the
+live curve's test points are counted the same way: 8 images evaluated instead of 150.
 """
 
 from __future__ import annotations
@@ -72,6 +74,13 @@ def accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:
     return ((logits > 0).float() == y).float().mean().item()
 
 
+def weighted_accuracy(logits: torch.Tensor, y: torch.Tensor, counts: torch.Tensor) -> float:
+    """The accuracy over a set given by its distinct examples and how often each occurs: the same float
+    as ``accuracy`` over the full set (a whole number of correct examples over the set's size)."""
+    correct = ((logits > 0).to(y.dtype) == y).to(counts.dtype)  # (u,) 1 where right
+    return ((correct * counts).sum().to(torch.float32) / counts.sum().to(torch.float32)).item()
+
+
 def distinct(X: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """The distinct (image, label) pairs of a training set, and how many times each occurs."""
     key = torch.cat([X.flatten(1), y[:, None].to(X.dtype)], dim=1)  # (n, C*H*W + 1): image and label
@@ -103,6 +112,8 @@ def train(model: nn.Module, Xtr: torch.Tensor, ytr: torch.Tensor, Xte: torch.Ten
         Xfit, yfit, counts = Xtr, ytr, torch.ones(n, dtype=torch.long)
     share = counts.to(Xtr.dtype) / n  # each fitted example's weight in the full-batch mean loss
     step = len(Xfit) if chunk_size is None else chunk_size
+    if eval_every:  # the live curve's test points: on the distinct test images, weighted (see the docstring)
+        Xeval, yeval, eval_counts = distinct(Xte, yte)  # (v, C, H, W), (v,), (v,)
     curves: list[EpochStats] = []
     start = time.perf_counter()
     stopped, diverged_at = False, None
@@ -129,7 +140,7 @@ def train(model: nn.Module, Xtr: torch.Tensor, ytr: torch.Tensor, Xte: torch.Ten
         opt.step()
         test_acc = None
         if eval_every and (epoch % eval_every == 0 or epoch == epochs):
-            test_acc = accuracy(predict(model, Xte), yte)
+            test_acc = weighted_accuracy(predict(model, Xeval), yeval, eval_counts)
         stats = EpochStats(epoch, loss_value, train_acc, test_acc)
         curves.append(stats)
         if callback is not None and callback(stats) is False:

@@ -87,3 +87,37 @@ def test_evaluation_is_chunked_so_its_memory_is_bounded():
     train(m, X, torch.zeros(len(X)), X[:10], torch.zeros(10), epochs=1)
     # one full-batch step (every distinct image), then the evaluation in chunks: train set, then test set
     assert m.batches == [len(X), EVAL_CHUNK, EVAL_CHUNK, 5, 10]
+
+
+def test_weighted_accuracy_is_the_full_sets_accuracy():
+    from core.train import accuracy, weighted_accuracy
+
+    g = torch.Generator().manual_seed(0)
+    X = torch.randint(0, 3, (150, 1, 2, 2), generator=g).float()  # 81 possible images: many repeats
+    y = (X.sum((1, 2, 3)) > 4).float()
+    w = torch.randn(4, generator=g)
+    Xd, yd, counts = distinct(X, y)
+    assert len(Xd) < 150
+    logits, logits_d = X.flatten(1) @ w - 1.0, Xd.flatten(1) @ w - 1.0  # one fixed function of the image
+    assert 0 < accuracy(logits, y) < 1
+    assert weighted_accuracy(logits_d, yd, counts) == accuracy(logits, y)
+    assert weighted_accuracy(logits_d, yd, torch.ones_like(counts)) != accuracy(logits, y)  # the counts matter
+
+
+def test_live_test_points_equal_the_full_test_sets_accuracy():
+    """The curve's test points are computed on the 8 distinct test images, weighted: each must equal the
+    accuracy over all the test images at that epoch."""
+    from core.train import accuracy, predict
+
+    data = make_data(TINY.data)
+    assert len(distinct(data.Xte, data.yte)[0]) < len(data.Xte) // 4
+    model = build("vit", TINY.model, 16, 0)
+    seen = []
+
+    def check(stats):
+        if stats.test_acc is not None:
+            seen.append((stats.test_acc, accuracy(predict(model, data.Xte), data.yte)))
+
+    train(model, data.Xtr, data.ytr, data.Xte, data.yte, 40, 1e-2, callback=check, eval_every=4)
+    assert len(seen) == 10 and all(a == b for a, b in seen)
+    assert len({b for _, b in seen}) > 1  # the accuracy moved during training: the check compared something
