@@ -29,6 +29,7 @@ def test_runtime_requirements_alone_serve_every_page(tmp_path):
     installed = subprocess.run([python, "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True,
                                check=True).stdout.lower()
     assert "streamlit==" in installed and "torch==" in installed
+    assert "httptools==" in installed and "uvloop==" in installed  # the server's fast HTTP layer (test_deploy)
     assert not [p for p in DEV_ONLY if f"\n{p}==" in f"\n{installed}"], installed
 
     with streamlit_server(python=python) as (url, _, _), sync_playwright() as p:

@@ -22,3 +22,24 @@ def test_dockerfile_copies_every_runtime_package_the_pages_import():
 def test_proxy_keeps_each_learner_on_one_replica():
     conf = (ROOT / "deploy" / "nginx.conf").read_text()
     assert "ip_hash;" in conf and "Upgrade $http_upgrade" in conf
+
+
+def test_the_server_runs_on_httptools_and_uvloop():
+    """requirements.txt installs httptools and uvloop; uvicorn (Streamlit's server) picks them over its
+    pure-Python HTTP parser and event loop when they are importable. A first visit fetches ~100 static
+    files from the server, so this is part of every page's first draw (README, "What the learner waits for")."""
+    import sys
+
+    import uvicorn
+
+    config = uvicorn.Config(app=lambda scope, receive, send: None, http="auto", loop="auto", log_config=None)
+    config.load()
+    assert config.http_protocol_class.__module__ == "uvicorn.protocols.http.httptools_impl"
+    if sys.platform != "win32":
+        loop = config.get_loop_factory()()
+        try:
+            assert type(loop).__module__.startswith("uvloop")
+        finally:
+            loop.close()
+    runtime = (ROOT / "requirements.txt").read_text()
+    assert "\nhttptools" in runtime and "\nuvloop" in runtime
