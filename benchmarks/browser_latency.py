@@ -10,10 +10,12 @@ reported is up to the **last change**, found by a MutationObserver over the main
 every number and text), so "every affected chart redrawn" is measured, not guessed.
 
 - first draw: a fresh browser context opens the page by its own URL → the page is done.
-- control change: three typical controls per page, each moved once from the keyboard or by a click →
-  the last change on the page; the section tab showing what the control changes is opened first.
-- Run → results: the tiny preset through the form, and the lesson preset re-run live → results drawn;
-  beside them the engine time of the same config from the command line (``python -m core generalization
+- control change: three typical controls per page, each moved once from the keyboard or by a click: from
+  the input event the page receives to the last change on the page. The section tab showing what the
+  control changes is opened first, and a select box's menu is opened before the clock starts (the wait
+  begins when the learner picks an option).
+- Run → results: the tiny preset through the form, and the lesson preset re-run live: from the click's
+  input event to the results drawn; beside them the engine time of the same config from the command line (``python -m core generalization
   --json``, the ``seconds`` it reports), and the difference; and the engine's own time in the page (the
   "in N s" it prints, measured while the page drew live curves) over the command line's: what live curves
   cost the training.
@@ -65,6 +67,25 @@ def settle(page, t0: float, timeout: float = 300) -> float:
     raise TimeoutError("the page never settled")
 
 
+# The clock starts at the learner's input event (the first pointerdown or keydown the page receives), not
+# when Playwright is asked to act: a Playwright click first scrolls, waits for the element to hold still
+# over two animation frames and hit-tests it, 20-70 ms here that no learner waits for.
+ARM_INPUT = """() => {
+  window.__input = null;
+  const mark = () => { if (window.__input === null) window.__input = performance.now(); };
+  for (const type of ['pointerdown', 'keydown']) document.addEventListener(type, mark, {capture: true, once: true});
+  return performance.now();
+}"""
+
+
+def after_input(page, act) -> float:
+    """Do ``act(page)`` and return the seconds from its input event to the page's last change, once done."""
+    t0 = page.evaluate(ARM_INPUT)
+    act(page)
+    seconds = settle(page, t0)
+    return seconds - (page.evaluate("() => window.__input") - t0) / 1000
+
+
 def open_done(browser, url: str, path: str) -> tuple[object, float]:
     """A fresh context on ``url/path``: (page, seconds to done)."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -114,9 +135,10 @@ def _radio(label: str):
 
 
 def _select(label: str, option: str):
+    """Choosing an option: the menu is opened first, untimed (the learner's wait starts at their choice)."""
     def act(page):
-        page.get_by_role("combobox", name=label).click()
         page.get_by_role("option", name=option, exact=True).click()
+    act.prepare = lambda page: page.get_by_role("combobox", name=label).click()
     return act
 
 
@@ -163,9 +185,10 @@ def control_change(browser, sides, tries: int, out) -> None:
             times: dict[str, list[float]] = {side: [] for side in pages}
             for i in range(tries):
                 for side, page in pages.items():
-                    t0 = page.evaluate("() => performance.now()")
-                    (there if i % 2 == 0 else back)(page)
-                    times[side].append(settle(page, t0))
+                    action = there if i % 2 == 0 else back
+                    if hasattr(action, "prepare"):
+                        action.prepare(page)
+                    times[side].append(after_input(page, action))
             report(f"control /{path} · {name}", times, out)
         for page in pages.values():
             page.context.close()
@@ -193,10 +216,12 @@ def run_once(browser, url: str, name: str, i: int) -> tuple[float, float]:
         button = page.get_by_role("button", name="Run", exact=True)
     else:
         button = page.get_by_role("button", name="Re-run this setting live")
-    t0 = page.evaluate("() => performance.now()")
-    button.click()
-    page.get_by_text("trained on this server").first.wait_for(timeout=300_000)
-    seconds = settle(page, t0)
+
+    def run_and_wait(page) -> None:
+        button.click()
+        page.get_by_text("trained on this server").first.wait_for(timeout=300_000)
+
+    seconds = after_input(page, run_and_wait)
     caption = page.get_by_text("trained on this server").first.inner_text()
     engine = float(re.search(r"trained on this server, in ([\d.]+) s", caption).group(1))
     page.context.close()

@@ -85,9 +85,9 @@ def model_controls() -> SymmetryConfig:
 def claims_table(cfg: SymmetryConfig) -> None:
     st.subheader("The four claims, measured now")
     # One line per claim (text wraps on any screen; a table would be cut off or scroll sideways)
-    for c in cached_claims(cfg):
-        mark = "✅ **PASS**" if c.passed else "❌ **FAIL**"
-        st.markdown(f"{mark} · {c.claim}: measured **{c.value:.3g}** (tolerance {c.tolerance:g}). {c.detail}")
+    lines = [f"{'✅ **PASS**' if c.passed else '❌ **FAIL**'} · {c.claim}: measured **{c.value:.3g}** "
+             f"(tolerance {c.tolerance:g}). {c.detail}" for c in cached_claims(cfg)]
+    st.markdown("\n\n".join(lines))  # one element, a paragraph per claim
 
 
 def shuffle_section(cfg: SymmetryConfig) -> list[str]:

@@ -96,6 +96,7 @@ def sections(key: str, draws: dict[str, Callable[[], object]]):
 
 
 def bullets(notes: list[str]) -> None:
-    """The "What to notice" list: one Markdown bullet per note."""
-    for note in notes:
-        st.markdown(f"- {note}")
+    """The "What to notice" list: one Markdown list, so a screen reader announces one list of N items (and
+    the page sends one element, not N)."""
+    if notes:
+        st.markdown("\n".join(f"- {note}" for note in notes))
