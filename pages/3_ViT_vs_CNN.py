@@ -237,16 +237,17 @@ def misclassified(cfg: GeneralizationConfig, result: RunResult) -> None:
 
 
 def downloads(result: RunResult, link: str) -> None:
-    st.subheader("Download")
-    st.caption("Both files carry the link that reopens this experiment.")
-    c1, c2 = st.columns(2)
+    """The results as files, in a popover: it draws its buttons only when opened, two widgets fewer on the
+    page's first draw (benchmarks/browser_latency.py)."""
+    box = st.popover("⬇️ Download the results (CSV, JSON)")
+    box.caption("Both files carry the link that reopens this experiment.")
     table = pd.DataFrame([asdict(r) for r in result.rows]).assign(link=link)
-    c1.download_button("Per-seed results (CSV)", table.to_csv(index=False), "vit_vs_cnn_results.csv", "text/csv")
+    box.download_button("Per-seed results (CSV)", table.to_csv(index=False), "vit_vs_cnn_results.csv", "text/csv")
     v = verdicts(result)
     full = {"link": link, "summary": {m: asdict(s) for m, s in summary(result).items()},
             "verdicts": {m: {"band": x.band, "text": x.text, **asdict(x.interval)} for m, x in v.items()},
             **result.to_json()}
-    c2.download_button("Config, results, curves and predictions (JSON)", json.dumps(full, indent=1, allow_nan=False),
+    box.download_button("Config, results, curves and predictions (JSON)", json.dumps(full, indent=1, allow_nan=False),
                        "vit_vs_cnn_run.json", "application/json")
 
 

@@ -16,8 +16,9 @@ LIVE_POINTS = 25  # test-accuracy points per model and seed on the live curve
 
 
 def train_live(cfg: GeneralizationConfig) -> RunResult:
-    """Train with live progress. Every progress call is a Streamlit call, so a stale run (the visitor moved
-    on, or pressed Cancel) stops there, its workers ended and its place in the budget given back."""
+    """Train with live progress. Each update of the bar is a Streamlit call, so a stale run (the visitor moved
+    on, or pressed Cancel) stops at the next one, within a second, its workers ended and its place in the
+    budget given back."""
     st.button("Cancel", key="cancel_run", help="Stop this run (nothing is kept)")
     bar = st.progress(0.0, text="Starting…")
     live = st.empty()
@@ -33,23 +34,24 @@ def train_live(cfg: GeneralizationConfig) -> RunResult:
         if stats.test_acc is not None:
             curves.append({"model": model, "seed": seed, "epoch": stats.epoch, "test_acc": stats.test_acc})
         elapsed = time.perf_counter() - start
-        # At most two updates a second: enough for the eye, and cheap for a browser that may share the
-        # machine (with ten a second and the chart every second, the lesson's training took 5.3 s in the
-        # page here, 4.0-4.3 s now); a stale run still stops at its next progress call, every epoch
-        if elapsed - last_bar < 0.5 and done < total:
+        # At most one update a second: enough for the eye, and cheap for a browser that may share the machine
+        # (benchmarks/browser_latency.py measures the training's time in the page against the command line's).
+        # The last epoch draws nothing: the results replace the bar and the curve at once. A stale run still
+        # stops at its next update.
+        if elapsed - last_bar < 1.0 or done == total:
             return
         last_bar = elapsed
         eta = elapsed / done * (total - done)
         bar.progress(done / total, text=f"{charts.label(model)}, seed {seed}: epoch {stats.epoch}/{cfg.train.epochs} · "
                                         f"loss {stats.loss:.3f} · {elapsed:.0f} s elapsed, about {eta:.0f} s left")
         # Redraw only when new points arrived (the same figure twice in one run is a duplicate element), and
-        # at most every two seconds: drawing a chart costs the browser, and the browser may share the machine
-        if len(curves) > drawn and (elapsed - last_chart >= 2.0 or done == total):
+        # at most every two seconds: drawing a chart costs the browser more than the bar does
+        if len(curves) > drawn and elapsed - last_chart >= 2.0:
             drawn, last_chart = len(curves), elapsed
             live.plotly_chart(charts.curves_figure(curves, "test_acc", "Test accuracy at unseen positions, live"),
                               width="stretch")
 
-    # 25 points on the live test curve: each is a pass over the test set (50 made the lesson's training ~15 % longer)
+    # 25 points per curve: each a pass over the distinct test images (core/train.py), cheap since they are few
     result = run(cfg, progress, eval_every=max(1, cfg.train.epochs // LIVE_POINTS), on_wait=on_wait)
     bar.empty()
     live.empty()
