@@ -275,12 +275,15 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", choices=["first_draw", "control", "run"], default=["first_draw", "control", "run"])
     ap.add_argument("--json", help="write the medians to this file")
     ap.add_argument("--baseline", type=Path, help="another checkout to measure alongside, try for try")
+    ap.add_argument("--baseline-python", default=sys.executable,
+                    help="the Python that runs the baseline's server (say, a wrapper for the environment it had)")
     args = ap.parse_args()
     out: dict[str, dict[str, float]] = {}
     with ExitStack() as stack:
         sides = []
         for side, root in (("before", args.baseline), ("now", ROOT)) if args.baseline else (("now", ROOT),):
-            url, startup, _ = stack.enter_context(streamlit_server(root=root))
+            python = args.baseline_python if side == "before" else sys.executable
+            url, startup, _ = stack.enter_context(streamlit_server(python=python, root=root))
             sides.append((side, url, root))
             print(f"{side}: {root}, server healthy after {startup:.1f} s")
         print(f"{os.cpu_count()} CPUs; {load()}")

@@ -313,6 +313,8 @@ def main(argv: list[str] | None = None, process: bool = False) -> int:
     command may start its workers before its imports and train in this process too (it sets torch to
     one thread process-wide, which a caller such as a test suite would not expect)."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if process:  # its workers are its only work: not below its own priority, as a server's are
+        os.environ.setdefault("VITLAB_WORKER_NICE", "0")
     early = _start_workers_early(argv) if process else []
     args = None
     try:

@@ -149,3 +149,36 @@ def test_warm_starts_idle_workers_within_the_budget_and_the_run_uses_them():
         tight.shutdown()
     finally:
         pool.shutdown()
+
+
+def test_a_servers_workers_run_below_its_priority_and_the_command_lines_do_not(monkeypatch):
+    """A server's training must not take the cores from every learner's page draws: its workers are niced
+    (``worker_nice()``, default 10), their torch import included; the command line's are not."""
+    if not hasattr(os, "getpriority"):
+        pytest.skip("no process priorities here")
+    from core.generalization.pool import server_pool
+
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    pool = Pool(planning.Budget(2**31, cores=2), nice=5)
+    try:
+        assert pool.warm(1) == 1 and run(TINY, pool=pool).complete  # warm, and one more started by the run
+        assert len(pool.idle) == 2
+        assert all(os.getpriority(os.PRIO_PROCESS, w.proc.pid) == min(own + 5, 19) for w in pool.idle)
+    finally:
+        pool.shutdown()
+    monkeypatch.delenv("VITLAB_WORKER_NICE", raising=False)
+    assert planning.worker_nice() == 10
+    import core.generalization.pool as pool_module
+
+    monkeypatch.setattr(pool_module, "_pool", None)
+    try:
+        assert server_pool().nice == 10
+    finally:
+        server_pool().shutdown()
+    probe = ("import os, core.cli\n"
+             "try:\n    core.cli.main(['--help'], process=True)\nexcept SystemExit:\n    pass\n"
+             "print(os.environ['VITLAB_WORKER_NICE'])")
+    env = {k: v for k, v in os.environ.items() if k != "VITLAB_WORKER_NICE"}
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
+                          cwd=root).stdout.splitlines()[-1] == "0"  # the command line as a process: its workers not niced

@@ -185,6 +185,14 @@ def server_budget() -> Budget:
         return _server_budget
 
 
+def worker_nice() -> int:
+    """How much lower than the server's own the training workers' CPU priority is (``VITLAB_WORKER_NICE``,
+    default 10; the command line, whose workers are its only work, uses 0). On a server's few cores a
+    training run would otherwise take them from every learner's page draws and control changes; niced, it
+    gets what the pages leave (benchmarks/busy_server.py)."""
+    return int(os.environ.get("VITLAB_WORKER_NICE", 10))
+
+
 def idle_seconds() -> float:
     """How long an idle worker is kept for the next run before it is ended (``VITLAB_IDLE_SECONDS``)."""
     return float(os.environ.get("VITLAB_IDLE_SECONDS", 30))

@@ -10,7 +10,8 @@ depends on how the caller's main module was started (Streamlit, pytest, a notebo
 Every live worker holds ``WORKER_BASE`` bytes of the budget from its start to its end, and every
 running job its own bytes and one core. A run takes the workers it can afford (reusing idle ones
 first), waits in the budget's line when it can afford none, and gives everything back when it ends.
-Idle workers are kept ``idle_seconds()`` for the next run, then ended.
+Idle workers are kept ``idle_seconds()`` for the next run, then ended. A server's workers run below its
+own CPU priority (``worker_nice()``): a learner's page draws before another learner's training step.
 
 The pool knows jobs, not experiments: a job is a function, its arguments and the memory it needs.
 
@@ -33,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.generalization.machine import WORKER_BASE
-from core.generalization.planning import Budget, idle_seconds, server_budget
+from core.generalization.planning import Budget, idle_seconds, server_budget, worker_nice
 from core.generalization.worker import start_worker_process
 
 
@@ -48,9 +49,10 @@ class Job:
 class Worker:
     """One worker process and a thread that turns its replies into queue items."""
 
-    def __init__(self, budget: Budget, preload: tuple[str, ...] = (), proc: subprocess.Popen | None = None):
+    def __init__(self, budget: Budget, preload: tuple[str, ...] = (), proc: subprocess.Popen | None = None,
+                 nice: int = 0):
         self.budget = budget  # holds WORKER_BASE of it, taken by the caller, given back by kill()
-        self.proc = proc or start_worker_process(preload)
+        self.proc = proc or start_worker_process(preload, nice)
         self.replies: queue.Queue | None = None
         self.idle_since = time.monotonic()
         self._ended = False
@@ -84,8 +86,9 @@ class Worker:
 
 
 class Pool:
-    def __init__(self, budget: Budget):
+    def __init__(self, budget: Budget, nice: int = 0):
         self.budget = budget
+        self.nice = nice  # the workers it starts run this much below this process's CPU priority
         self._idle: list[Worker] = []
         self._busy = 0  # workers in runs now
         self._lock = threading.Lock()
@@ -156,7 +159,7 @@ class Pool:
             self._idle = [w for w in self._idle if w.alive() or w.kill()]
             missing = n - len(self._idle) - self._busy  # workers in a run now come back idle after it
         while added < missing and not self.budget.waiting and self.budget.take(WORKER_BASE):
-            worker = Worker(self.budget, preload, procs.pop() if procs else None)
+            worker = Worker(self.budget, preload, procs.pop() if procs else None, self.nice)
             with self._lock:
                 self._idle.append(worker)
             added += 1
@@ -184,7 +187,7 @@ class Pool:
         here = here and not any(j.map_big for j in jobs)
         job_bytes = max(j.nbytes for j in jobs)
         k, pool = self.budget.admit(lambda: self._grant(min(max_workers, len(jobs)), job_bytes, here), on_wait)
-        pool += [Worker(self.budget) for _ in range(k - here - len(pool))]
+        pool += [Worker(self.budget, nice=self.nice) for _ in range(k - here - len(pool))]
         with self._lock:
             self._busy += k - here
         replies: queue.Queue = queue.Queue()
@@ -272,7 +275,7 @@ def server_pool() -> Pool:
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = Pool(server_budget())
+            _pool = Pool(server_budget(), worker_nice())
         return _pool
 
 

@@ -28,13 +28,16 @@ import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+NICE_VARIABLE = "VITLAB_THIS_WORKER_NICE"  # how the starting process tells a worker its priority
 
 
-def start_worker_process(preload: tuple[str, ...] = ()) -> subprocess.Popen:
-    """Start ``python -m core.generalization.worker [modules to import at once]``. Starting one costs its
-    Python and torch imports (about 1.5 s here), which is why pools keep idle workers and start them early;
-    this module imports nothing heavy, so a caller can start workers before its own imports."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+def start_worker_process(preload: tuple[str, ...] = (), nice: int = 0) -> subprocess.Popen:
+    """Start ``python -m core.generalization.worker [modules to import at once]``, ``nice`` steps below this
+    process's CPU priority (its torch import included). Starting one costs its Python and torch imports
+    (about 1.5 s here), which is why pools keep idle workers and start them early; this module imports
+    nothing heavy, so a caller can start workers before its own imports."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           NICE_VARIABLE: str(nice)}
     return subprocess.Popen([sys.executable, "-m", "core.generalization.worker", *preload], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, cwd=ROOT, env=env)
 
@@ -60,7 +63,14 @@ def _map_big_allocations() -> None:
         pass
 
 
+def _lower_priority() -> None:
+    nice = int(os.environ.pop(NICE_VARIABLE, "0"))
+    if nice and hasattr(os, "nice"):  # not on Windows
+        os.nice(nice)
+
+
 def main() -> None:
+    _lower_priority()  # first: the torch import below runs at that priority too
     _die_with_parent()
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout = sys.stderr  # nothing else may write to the reply channel
