@@ -14,7 +14,10 @@ def test_images_and_patch_grids():
     assert fig.data[0].type == "image" and fig.layout.title.text == "an image"
     assert charts.image_figure(img[:1]).data[0].type == "heatmap"
     grid = charts.image_with_patch_grid(img, 4, highlight=3, title="grid")
-    assert len(grid.layout.shapes) == 1 + 1 + 1 + 1  # frame, 2 lines, box
+    assert len(grid.layout.shapes) == 1 + 1  # the frame and the box
+    lines = next(t for t in grid.data if t.name == charts.GRID_TRACE)  # the grid: one vertical, one horizontal line
+    assert list(lines.x) == [3.5, 3.5, None, -0.5, 7.5, None] and list(lines.y) == [-0.5, 7.5, None, 3.5, 3.5, None]
+    assert all(name != charts.GRID_TRACE for name, _ in charts.figure_tables(grid))  # not listed as numbers
     numbers = grid.data[-1]  # each patch's number at its centre, as a text trace
     assert list(numbers.text) == ["0", "1", "2", "3"] and (numbers.x[1], numbers.y[2]) == (5.5, 5.5)
     assert list(charts.image_with_patch_grid(img, 4, labels=[3, 2, 1, 0]).data[-1].text) == ["3", "2", "1", "0"]

@@ -34,22 +34,27 @@ def image_figure(image: np.ndarray, title: str = "") -> go.Figure:
     return _square(fig)
 
 
+GRID_TRACE = "patch grid"  # the line trace of a patch grid: drawing, not data
+
+
 def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | None = None, title: str = "",
                           labels: list | None = None) -> go.Figure:
     """The image with its patch grid drawn on top and each patch's number (default: its place in the sequence)."""
     C, H, W = image.shape
     fig = image_figure(image, title)
     gh, gw = H // patch_size, W // patch_size
-    # Shapes are built as a list and set once: Plotly's add_* copies every earlier one on each call, which
-    # makes a 16x16 grid take seconds instead of milliseconds.
-    grid = dict(type="line", line=dict(color="#f59e0b", width=1), xref="x", yref="y")
-    shapes = [dict(grid, x0=k * patch_size - 0.5, x1=k * patch_size - 0.5, y0=-0.5, y1=H - 0.5) for k in range(1, gw)]
-    shapes += [dict(grid, y0=k * patch_size - 0.5, y1=k * patch_size - 0.5, x0=-0.5, x1=W - 0.5) for k in range(1, gh)]
+    # The grid's lines as one line trace (None breaks it between lines), not one layout shape per line:
+    # Plotly builds and validates every shape on its own, on the server at each rerun, and draws each
+    # apart. "Show numbers" skips it (figure_tables): it is drawing, not data.
+    edges = [k * patch_size - 0.5 for k in range(1, gw)], [k * patch_size - 0.5 for k in range(1, gh)]
+    xs = [v for x in edges[0] for v in (x, x, None)] + [v for _ in edges[1] for v in (-0.5, W - 0.5, None)]
+    ys = [v for _ in edges[0] for v in (-0.5, H - 0.5, None)] + [v for y in edges[1] for v in (y, y, None)]
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="#f59e0b", width=1), name=GRID_TRACE,
+                             hoverinfo="skip", showlegend=False))
     if highlight is not None:
         r, c = divmod(highlight, gw)
-        shapes.append(dict(type="rect", x0=c * patch_size - 0.5, x1=(c + 1) * patch_size - 0.5, xref="x", yref="y",
-                           y0=r * patch_size - 0.5, y1=(r + 1) * patch_size - 0.5, line=dict(color="#ef4444", width=3)))
-    fig.update_layout(shapes=list(fig.layout.shapes) + shapes)
+        fig.add_shape(type="rect", x0=c * patch_size - 0.5, x1=(c + 1) * patch_size - 0.5, xref="x", yref="y",
+                      y0=r * patch_size - 0.5, y1=(r + 1) * patch_size - 0.5, line=dict(color="#ef4444", width=3))
     if gh * gw <= 256:
         # The numbers as one text trace on dark squares, not as layout annotations: Plotly lays out every
         # annotation on its own, which made this figure draw ~1.5x slower (measured in the browser)
@@ -62,9 +67,9 @@ def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | N
             marker=dict(symbol="square", color="rgba(17,24,39,0.75)",
                         size=font * (1.2 + 0.6 * max(len(t) for t in text))),
             hoverinfo="skip", showlegend=False))
-        # the image's own extent: a marker trace would otherwise pad the autorange
-        fig.update_xaxes(range=[-0.5, W - 0.5], autorange=False)
-        fig.update_yaxes(range=[H - 0.5, -0.5], autorange=False)
+    # the image's own extent, row 0 at the top: the line and marker traces would otherwise move the autorange
+    fig.update_xaxes(range=[-0.5, W - 0.5], autorange=False)
+    fig.update_yaxes(range=[H - 0.5, -0.5], autorange=False)
     return fig
 
 
@@ -425,6 +430,8 @@ def figure_tables(fig: go.Figure) -> list[tuple[str, pd.DataFrame]]:
         return [("one row per picture", pd.DataFrame(meta["table"]))]
     out = []
     for i, trace in enumerate(fig.data):
+        if trace.name == GRID_TRACE:
+            continue
         name = trace.name or (f"{trace.type} {i + 1}" if len(fig.data) > 1 else trace.type)
         if trace.type == "heatmap":
             z = np.asarray(trace.z, dtype=np.float64)
