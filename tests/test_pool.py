@@ -5,6 +5,7 @@ import sys
 import threading
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,7 @@ from core.generalization.run import run
 
 TINY = replace(PRESETS["tiny"], train=TrainConfig(epochs=8, seeds=(0, 1)))
 MiB = 2**20
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -179,6 +181,5 @@ def test_a_servers_workers_run_below_its_priority_and_the_command_lines_do_not(m
              "try:\n    core.cli.main(['--help'], process=True)\nexcept SystemExit:\n    pass\n"
              "print(os.environ['VITLAB_WORKER_NICE'])")
     env = {k: v for k, v in os.environ.items() if k != "VITLAB_WORKER_NICE"}
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
-                          cwd=root).stdout.splitlines()[-1] == "0"  # the command line as a process: its workers not niced
+                          cwd=ROOT).stdout.splitlines()[-1] == "0"  # the command line as a process: its workers not niced

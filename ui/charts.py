@@ -46,9 +46,10 @@ def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | N
     # The grid's lines as one line trace (None breaks it between lines), not one layout shape per line:
     # Plotly builds and validates every shape on its own, on the server at each rerun, and draws each
     # apart. "Show numbers" skips it (figure_tables): it is drawing, not data.
-    edges = [k * patch_size - 0.5 for k in range(1, gw)], [k * patch_size - 0.5 for k in range(1, gh)]
-    xs = [v for x in edges[0] for v in (x, x, None)] + [v for _ in edges[1] for v in (-0.5, W - 0.5, None)]
-    ys = [v for _ in edges[0] for v in (-0.5, H - 0.5, None)] + [v for y in edges[1] for v in (y, y, None)]
+    verticals = [k * patch_size - 0.5 for k in range(1, gw)]  # each line's x
+    horizontals = [k * patch_size - 0.5 for k in range(1, gh)]  # each line's y
+    xs = [v for x in verticals for v in (x, x, None)] + [v for _ in horizontals for v in (-0.5, W - 0.5, None)]
+    ys = [v for _ in verticals for v in (-0.5, H - 0.5, None)] + [v for y in horizontals for v in (y, y, None)]
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="#f59e0b", width=1), name=GRID_TRACE,
                              hoverinfo="skip", showlegend=False))
     if highlight is not None:
