@@ -25,6 +25,23 @@ def test_same_weights_as_torch_adam_bit_for_bit(name):
                                                      build(name, cfg.model, 16, 0).state_dict().values(), strict=True))
 
 
+def test_parameters_at_different_steps_match_torch_adam_bit_for_bit():
+    # one parameter gets a gradient every step, the other every third: their step counts differ, so the
+    # update takes a list of per-parameter scalars instead of one scalar for all
+    ours = [torch.nn.Parameter(torch.linspace(-1, 1, 5)), torch.nn.Parameter(torch.linspace(2, 3, 4))]
+    theirs = [torch.nn.Parameter(p.detach().clone()) for p in ours]
+    opts = Adam(ours, lr=0.05), torch.optim.Adam(theirs, lr=0.05)
+    for i in range(10):
+        for (a, b), opt in zip((ours, theirs), opts, strict=True):
+            opt.zero_grad()
+            loss = (a**2).sum() + ((b**3).sum() if i % 3 == 0 else 0)
+            loss.backward()
+            opt.step()
+    assert opts[0].steps == [10, 4]
+    for a, b in zip(ours, theirs, strict=True):
+        assert torch.equal(a, b)
+
+
 def test_parameters_without_gradients_are_left_alone():
     w, unused = torch.nn.Parameter(torch.ones(3)), torch.nn.Parameter(torch.ones(3))
     opt = Adam([w, unused], lr=0.1)
