@@ -106,13 +106,25 @@ class BrightPatchAttention:
     all_layers: list[np.ndarray]  # each (H, T, T)
 
 
+# The seed module's model has a learned position table: its image is drawn after that model's weights
+SEED_POS_EMBED = "learned"
+
+
 def model_and_input(config: SymmetryConfig) -> tuple[ViT, torch.Tensor]:
-    """The model, then one random image drawn from the same stream (as the seed's verify does after
-    ``torch.manual_seed``), from a generator of this call's own."""
+    """The model, and the seed's random image: drawn from the same stream after the seed's model (learned
+    positions), as the seed's verify does after ``torch.manual_seed``, from generators of this call's own.
+
+    The image is the same whatever the positional encoding: a learned table draws from the stream and a
+    fixed one does not, so drawing it after *this* model would change the picture along with the encoding,
+    and the learner could not tell what the encoding alone did (and every chart of the image would be
+    redrawn for nothing)."""
     g = seeded.generator(config.seed)
     model = build_vit(config.vit_config(), g)
+    if config.pos_embed != SEED_POS_EMBED:  # reach the seed's point in the stream: build its model, unused
+        g = seeded.generator(config.seed)
+        build_vit(replace(config.vit_config(), pos_embed=SEED_POS_EMBED), g)
     c = model.cfg
-    x = torch.randn(1, c.in_chans, c.img_size, c.img_size, dtype=torch.float64, generator=g)
+    x = torch.randn(1, c.in_chans, c.img_size, c.img_size, dtype=torch.float64, generator=g)  # (1, C, H, W)
     return model, x
 
 

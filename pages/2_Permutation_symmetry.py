@@ -78,7 +78,8 @@ def model_controls() -> SymmetryConfig:
         preset = st.selectbox("Preset", list(VIT_PRESETS), key="preset", bind=URL)
         seed = st.number_input("Weight seed (13 = the seed module's)", 0, 10_000, SEED, key="model_seed", bind=URL)
         pos_embed = st.selectbox("Positional encoding", POS_EMBEDS, index=POS_EMBEDS.index("learned"), key="positions", bind=URL,
-                                 help="none · learned (random, as the seed) · sincos (the lesson's 1-D table) · sincos2d")
+                                 help="none · learned (random, as the seed) · sincos (the lesson's 1-D table) · sincos2d. "
+                                      "The image stays the seed's whichever you pick: only the model changes")
     return SymmetryConfig(preset=preset, seed=int(seed), pos_embed=pos_embed)
 
 

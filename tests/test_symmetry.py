@@ -7,6 +7,7 @@ import torch.nn as nn
 
 from core import seeded
 from core.symmetry import (
+    SEED,
     SEED_CASES,
     SymmetryConfig,
     bright_patch_attention,
@@ -155,3 +156,16 @@ def test_lesson_views_from_a_config():
         change(cfg, 16)
     with pytest.raises(ValueError, match="seed"):
         SymmetryConfig(seed=-1)
+
+
+def test_the_image_is_the_seeds_whatever_the_positional_encoding():
+    # The seed's image follows the seed's model (learned positions) in the stream; a fixed table draws nothing,
+    # so drawing after that model would change the picture with the encoding
+    seed_model, seed_image = model_and_input(SymmetryConfig(pos_embed="learned"))
+    g = seeded.generator(SEED)
+    build_vit(seed_model.cfg, g)
+    assert torch.equal(seed_image, torch.randn(seed_image.shape, dtype=torch.float64, generator=g))
+    for pos_embed in ("none", "sincos", "sincos2d"):
+        model, image = model_and_input(SymmetryConfig(pos_embed=pos_embed))
+        assert torch.equal(image, seed_image), pos_embed
+        assert model.cfg.pos_embed == pos_embed
