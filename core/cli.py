@@ -96,8 +96,11 @@ def cmd_generalization(args: argparse.Namespace) -> dict:
     if args.workers is not None and args.workers < 0:
         raise ValueError(f"--workers must be >= 0, got {args.workers}")
 
-    def progress(model, seed, stats, done, total):
-        if stats.epoch % 50 == 0:
+    printed: dict[tuple[str, int], int] = {}
+
+    def progress(model, seed, stats, done, total):  # a line each time a job passes another 50 epochs
+        if stats.epoch // 50 > printed.get((model, seed), 0):
+            printed[model, seed] = stats.epoch // 50
             print(f"  {model} seed {seed}: epoch {stats.epoch} loss {stats.loss:.4f}", file=sys.stderr)
 
     _adopt_early_workers(args, cfg)

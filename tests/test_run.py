@@ -5,7 +5,8 @@ import pytest
 
 from core.generalization.config import LESSON, PRESETS, TrainConfig, with_value
 from core.generalization.results import summary
-from core.generalization.run import run, sweep
+from core.generalization.run import every, run, sweep
+from core.train import EpochStats
 
 TINY = PRESETS["tiny"]
 
@@ -19,7 +20,9 @@ def test_tiny_preset_is_the_lesson_in_seconds():
     s = summary(result)
     assert all(r.train_acc >= 0.95 for r in result.rows), [(r.model, r.seed, r.train_acc) for r in result.rows]
     assert s["cnn"].test_mean > 0.95 and s["cnn"].test_mean - s["vit"].test_mean > 0.3
-    assert len(seen) == len(TINY.jobs) * TINY.train.epochs and seen[-1][2] == seen[-1][3]
+    # each job reports its first and last epoch, and others at most every REPORT_INTERVAL: far fewer than all
+    assert seen[-1][2] == seen[-1][3] and len(seen) < len(TINY.jobs) * TINY.train.epochs / 4
+    assert sum(1 for _, epoch, _, _ in seen if epoch in (1, TINY.train.epochs)) == 2 * len(TINY.jobs)
     assert len(result.test_predictions) == len(TINY.jobs) * TINY.data.n_test
     assert {c.model for c in result.curves} == {"vit", "cnn"}
     json.dumps(result.to_json(), allow_nan=False)  # strict JSON
@@ -89,3 +92,17 @@ def test_chunked_gradient_matches_full_batch_closely():
     chunked = train(build("vit", TINY.model, 16, 0), data.Xtr, data.ytr, data.Xte, data.yte, 5, 1e-3, chunk_size=32)
     assert torch.allclose(full.test_logits, chunked.test_logits, atol=1e-4)
     assert abs(full.curves[-1].loss - chunked.curves[-1].loss) < 1e-5
+
+
+def test_a_job_reports_test_points_and_its_last_epoch_always_and_the_rest_at_most_every_interval():
+    def reported(interval: float) -> list[int]:
+        got = []
+        report = every(lambda stats: got.append(stats.epoch), epochs=10, interval=interval)
+        for epoch in range(1, 11):
+            report(EpochStats(epoch, 0.5, 0.5, 0.9 if epoch % 4 == 0 else None))
+        return got
+
+    assert reported(float("inf")) == [1, 4, 8, 10]  # the first, the test points, the last
+    assert reported(0.0) == list(range(1, 11))
+    stops = every(lambda stats: False, epochs=10, interval=float("inf"))
+    assert stops(EpochStats(1, 0.5, 0.5, None)) is False and stops(EpochStats(2, 0.5, 0.5, None)) is None
