@@ -153,6 +153,20 @@ def test_warm_starts_idle_workers_within_the_budget_and_the_run_uses_them():
         pool.shutdown()
 
 
+def test_warming_again_keeps_idle_workers_while_visitors_stay(pool, monkeypatch):
+    """A visitor reading the page (every rerun warms) keeps its idle workers; without visits they end."""
+    monkeypatch.setenv("VITLAB_IDLE_SECONDS", "1.2")
+    assert pool.warm(1) == 1
+    kept = pool.idle[0]
+    for _ in range(6):  # 1.8 s of visits, 0.3 s apart: longer than the idle time
+        time.sleep(0.3)
+        assert pool.warm(1) == 0 and pool.idle == [kept] and kept.alive()
+    deadline = time.monotonic() + 10
+    while pool.idle and time.monotonic() < deadline:  # no more visits: ended after the idle time
+        time.sleep(0.1)
+    assert pool.idle == [] and not kept.alive()
+
+
 def test_a_servers_workers_run_below_its_priority_and_the_command_lines_do_not(monkeypatch):
     """A server's training must not take the cores from every learner's page draws: its workers are niced
     (``worker_nice()``, default 10), their torch import included; the command line's are not."""

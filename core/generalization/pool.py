@@ -152,11 +152,16 @@ class Pool:
     def warm(self, n: int, preload: tuple[str, ...] = (), procs: list[subprocess.Popen] | None = None) -> int:
         """Have ``n`` idle workers ready before a run needs them (a visitor opening the training page, the
         command line before its own imports), as far as the budget affords and nobody is waiting in its
-        line; ``procs``: worker processes already started, to adopt. Returns how many were added."""
+        line; idle workers it counts are kept another ``idle_seconds()`` (else a visitor who read for longer
+        than that would find them ended when pressing Run, and every page visit after it started them
+        again); ``procs``: worker processes already started, to adopt. Returns how many were added."""
         procs = list(procs or [])
         added = 0
         with self._lock:
             self._idle = [w for w in self._idle if w.alive() or w.kill()]
+            now = time.monotonic()
+            for w in self._idle[:n]:  # wanted again: their idle time starts over (a visitor is still reading)
+                w.idle_since = now
             missing = n - len(self._idle) - self._busy  # workers in a run now come back idle after it
         while added < missing and not self.budget.waiting and self.budget.take(WORKER_BASE):
             worker = Worker(self.budget, preload, procs.pop() if procs else None, self.nice)
