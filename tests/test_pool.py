@@ -162,7 +162,7 @@ def test_warming_again_keeps_idle_workers_while_visitors_stay(pool, monkeypatch)
         time.sleep(0.3)
         assert pool.warm(1) == 0 and pool.idle == [kept] and kept.alive()
     deadline = time.monotonic() + 10
-    while pool.idle and time.monotonic() < deadline:  # no more visits: ended after the idle time
+    while (pool.idle or kept.alive()) and time.monotonic() < deadline:  # no more visits: ended after the idle time
         time.sleep(0.1)
     assert pool.idle == [] and not kept.alive()
 
