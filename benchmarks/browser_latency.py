@@ -44,6 +44,7 @@ from pathlib import Path
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
+from benchmarks.machine_speed import loop_ms
 from support.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, ROOT, streamlit_server
 
 QUIET = 0.6  # seconds without any change in the page's main area: the page is done
@@ -75,7 +76,8 @@ DRAWN = """([title, charts]) => [...document.querySelectorAll('h1')].some(h => h
 
 
 def load() -> str:
-    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    """The load average, and the machine's own speed now (``machine_speed``: the host's load moves it)."""
+    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + f" · loop {loop_ms():.0f} ms"
 
 
 def settle(page, t0: float, timeout: float = 300) -> float:

@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 
+from benchmarks.machine_speed import loop_ms
+
 SIDES = {
     "command line": [sys.executable, "-m", "core", "generalization", "--preset", "lesson", "--json"],
     "notebook loop": [sys.executable, "-m", "benchmarks.bench_training", "--side", "notebook", "--config", "lesson"],
@@ -49,8 +51,8 @@ def main() -> None:
             seconds, out = timed(cmd)
             times[side].append(seconds)
             results[side] = rows(side, out)
-        print(f"  {', '.join(f'{s} {t[-1]:.1f} s' for s, t in times.items())}   [load {os.getloadavg()[0]:.2f}]",
-              flush=True)
+        print(f"  {', '.join(f'{s} {t[-1]:.1f} s' for s, t in times.items())}   [load {os.getloadavg()[0]:.2f} · "
+              f"loop {loop_ms():.0f} ms]", flush=True)
     med = {side: statistics.median(t) for side, t in times.items()}
     for side, m in med.items():
         print(f"{side:<14} median {m:5.1f} s  ({', '.join(f'{t:.1f}' for t in times[side])})")
