@@ -3,7 +3,7 @@
 On a shared virtual machine the host's own load moves every figure, and the load average does not see it:
 in one session a loop of 10**7 additions took 0.85-1.54 s back to back while the load average stayed
 under 2. The benchmarks print this beside their figures, so a reader can tell a slow hour of the machine
-from slow code (ratios from alternating tries stay comparable either way). One call costs ~0.1 s of one
+from slow code (ratios from alternating tries stay comparable either way). One call costs ~35 ms of one
 core, taken between tries, never inside a timed window.
 """
 

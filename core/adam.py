@@ -50,15 +50,16 @@ class Adam:
         torch._foreach_lerp_(ms, grads, 1 - self.beta1)
         torch._foreach_mul_(vs, self.beta2)
         torch._foreach_addcmul_(vs, grads, grads, value=1 - self.beta2)
-        denoms = torch._foreach_sqrt(vs)
         if len(set(t)) == 1:
             # Every parameter at the same step (training that updates them all): one scalar for all. The same
             # per-tensor kernels with the same values, without a list of scalars made into tensors one by
             # one (most of the step's remaining overhead)
-            torch._foreach_div_(denoms, (1 - self.beta2 ** t[0]) ** 0.5)
-            torch._foreach_add_(denoms, self.eps)
-            torch._foreach_addcdiv_(params, ms, denoms, value=-(self.lr / (1 - self.beta1 ** t[0])))
+            t0 = t[0]
+            corrections, step_sizes = (1 - self.beta2**t0) ** 0.5, -(self.lr / (1 - self.beta1**t0))
         else:
-            torch._foreach_div_(denoms, [(1 - self.beta2**ti) ** 0.5 for ti in t])
-            torch._foreach_add_(denoms, self.eps)
-            torch._foreach_addcdiv_(params, ms, denoms, [-(self.lr / (1 - self.beta1**ti)) for ti in t])
+            corrections = [(1 - self.beta2**ti) ** 0.5 for ti in t]
+            step_sizes = [-(self.lr / (1 - self.beta1**ti)) for ti in t]
+        denoms = torch._foreach_sqrt(vs)
+        torch._foreach_div_(denoms, corrections)
+        torch._foreach_add_(denoms, self.eps)
+        torch._foreach_addcdiv_(params, ms, denoms, step_sizes)
