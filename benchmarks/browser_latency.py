@@ -20,8 +20,11 @@ every number and text), so "every affected chart redrawn" is measured, not guess
 - Run → results: the tiny preset through the form, and the lesson preset re-run live: from the click's
   input event to the results drawn; beside them the engine time of the same config from the command line (``python -m core generalization
   --json``, the ``seconds`` it reports), and the difference; and the engine's own time in the page (the
-  "in N s" it prints, measured while the page drew live curves) over the command line's: what live curves
-  cost the training.
+  "in N s" it prints, measured while the page drew live curves) over the command line's: what the whole page
+  in a browser on the same cores costs the training.
+- the live curve's own cost: the same setting re-run in the page with the live curve and without it (the
+  learner's switch: only the progress bar, no test evaluations during training), the two in alternating
+  order, the browser drawing the page both times; their engine times and the ratio.
 
 ``--baseline DIR`` runs a second server from another checkout (say, ``git worktree add /tmp/before
 <commit>``) and alternates every try between the two, so both see the same machine load; it prints both
@@ -40,6 +43,7 @@ import sys
 import time
 from contextlib import ExitStack
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
@@ -111,12 +115,12 @@ def after_input(page, act) -> float:
     return seconds - (page.evaluate("() => window.__input") - t0) / 1000
 
 
-def open_done(browser, url: str, path: str) -> tuple[object, float]:
-    """A fresh context on ``url/path``: (page, seconds from the navigation's start to the page done)."""
+def open_done(browser, url: str, path: str, query: str = "") -> tuple[object, float]:
+    """A fresh context on ``url/path?query``: (page, seconds from the navigation's start to the page done)."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.add_init_script(WATCH)
-    page.goto(f"{url}/{path}", wait_until="commit")
+    page.goto(f"{url}/{path}" + (f"?{query}" if query else ""), wait_until="commit")
     deadline = time.monotonic() + 300
     while True:
         try:
@@ -232,9 +236,9 @@ def engine_seconds(root, preset: str, *options: str) -> float:
     return json.loads(p.stdout)["seconds"]
 
 
-def run_once(browser, url: str, name: str, i: int) -> tuple[float, float]:
+def run_once(browser, url: str, name: str, i: int) -> tuple[float, float, str]:
     """(seconds from the click to the results drawn, the engine's own seconds as the page reports them: the
-    training time while the page drew its live curves)."""
+    training time while the page drew its live curves, the page's query string: its setting)."""
     page, _ = open_done(browser, url, "ViT_vs_CNN")
     if name == "tiny":
         # the tiny preset with 10 more epochs each try: a config the server has not run (no store hit)
@@ -253,10 +257,28 @@ def run_once(browser, url: str, name: str, i: int) -> tuple[float, float]:
         page.get_by_text("trained on this server").first.wait_for(timeout=300_000)
 
     seconds = after_input(page, run_and_wait)
-    caption = page.get_by_text("trained on this server").first.inner_text()
-    engine = float(re.search(r"trained on this server, in ([\d.]+) s", caption).group(1))
+    engine, query = engine_in_page(page), urlsplit(page.url).query
     page.context.close()
-    return seconds, engine
+    return seconds, engine, query
+
+
+def engine_in_page(page) -> float:
+    """The engine's own seconds, as the page reports them under its results."""
+    caption = page.get_by_text("trained on this server").first.inner_text()
+    return float(re.search(r"trained on this server, in ([\d.]+) s", caption).group(1))
+
+
+def rerun_engine(browser, url: str, query: str, curve: bool) -> float:
+    """Open the page with ``query`` (a setting this server has run) and the live curve on or off, press
+    "Re-run this setting live", and return the engine's seconds the page reports."""
+    query = query if curve else "&".join(filter(None, (query, "live_curve=false")))
+    page, _ = open_done(browser, url, "ViT_vs_CNN", query)
+    page.get_by_role("button", name="Re-run this setting live").click()
+    page.get_by_text("trained on this server").first.wait_for(timeout=300_000)
+    settle(page, 0.0)
+    engine = engine_in_page(page)
+    page.context.close()
+    return engine
 
 
 def run_to_results(browser, sides, tries: int, out) -> None:
@@ -264,13 +286,18 @@ def run_to_results(browser, sides, tries: int, out) -> None:
         times: dict[str, list[float]] = {side: [] for side, _, _ in sides}
         engine: dict[str, list[float]] = {side: [] for side, _, _ in sides}
         in_page: dict[str, list[float]] = {side: [] for side, _, _ in sides}
+        curve: dict[bool, dict[str, list[float]]] = {on: {side: [] for side, _, _ in sides} for on in (True, False)}
         for i in range(tries):
             for side, url, root in sides:
-                seconds, live = run_once(browser, url, name, i)
+                seconds, live, query = run_once(browser, url, name, i)
                 times[side].append(seconds)
                 in_page[side].append(live)
                 options = ("--epochs", str(150 + 10 * (i + 1))) if name == "tiny" else ()
                 engine[side].append(engine_seconds(root, name, *options))
+                # The live curve's own cost: the same setting re-run in the page with the curve and without
+                # it (only the bar), in alternating order, the browser drawing the page both times
+                for on in (True, False) if i % 2 == 0 else (False, True):
+                    curve[on][side].append(rerun_engine(browser, url, query, on))
         report(f"Run → results · {name}", times, out)
         report(f"engine (CLI) · {name}", engine, out)
         extra = {side: [t - e for t, e in zip(times[side], engine[side], strict=True)] for side in times}
@@ -279,6 +306,10 @@ def run_to_results(browser, sides, tries: int, out) -> None:
         report(f"engine in the page, live curves · {name}", in_page, out)
         slowdown = {side: [p / e for p, e in zip(in_page[side], engine[side], strict=True)] for side in times}
         report(f"engine in the page / engine (CLI) · {name}", slowdown, out)
+        report(f"re-run in the page with the live curve · {name}", curve[True], out)
+        report(f"re-run in the page without it (bar only) · {name}", curve[False], out)
+        cost = {side: [a / b for a, b in zip(curve[True][side], curve[False][side], strict=True)] for side in times}
+        report(f"live curve: with / without · {name}", cost, out)
 
 
 def main() -> None:

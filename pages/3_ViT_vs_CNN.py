@@ -34,7 +34,7 @@ from ui import charts
 from ui.exercises import exercise_panel
 from ui.probe import look_inside
 from ui.results_store import result_store
-from ui.training import train_live
+from ui.training import live_curve_toggle, train_live
 from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
 
 CENTRES = list(valid_centres(16))
@@ -323,7 +323,7 @@ def sweeps(form_cfg: GeneralizationConfig | None) -> None:
 
 
 # ---------------------------------------------------------------- the page
-def choose_run(store, form_cfg: GeneralizationConfig | None, submitted: bool, prediction: str | None):
+def choose_run(store, form_cfg: GeneralizationConfig | None, submitted: bool, prediction: str | None, curve: bool):
     """(config, result or None) to show. A Run shows the form's setting; a link opened anywhere shows the
     setting it names, training it first if this server has not run it yet."""
     if submitted:
@@ -339,7 +339,7 @@ def choose_run(store, form_cfg: GeneralizationConfig | None, submitted: bool, pr
     if (result is None and (submitted or opened_from_link)) or rerun:
         if opened_from_link:
             st.info("This link names a setting this server has not run yet: training it now.")
-        result = train_live(cfg)
+        result = train_live(cfg, curve)
         if result.complete:
             store.put(cfg, result)
         else:
@@ -353,6 +353,7 @@ def main() -> None:
     exercises(store)
     presets()
     submitted, prediction = form()
+    curve = live_curve_toggle()
     try:
         form_cfg = config_from_form()
         check_cost(form_cfg)
@@ -364,7 +365,7 @@ def main() -> None:
         # starts at once. A few seconds late, so they do not slow the page's first draw; idle workers end
         # after VITLAB_IDLE_SECONDS, and any rerun of the page starts them again.
         warm(form_cfg, delay=WARM_DELAY)
-    cfg, result = choose_run(store, form_cfg, submitted, prediction)
+    cfg, result = choose_run(store, form_cfg, submitted, prediction, curve)
     if result is None:
         st.info("This setting has not been run yet (or its run was interrupted). Press **Run** to train it.")
     else:

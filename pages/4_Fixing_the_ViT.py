@@ -35,7 +35,7 @@ from ui import charts
 from ui.exercises import exercise_panel
 from ui.probe import look_inside
 from ui.results_store import result_store
-from ui.training import train_live
+from ui.training import live_curve_toggle, train_live
 from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
 
 CENTRES = list(valid_centres(16))
@@ -241,7 +241,7 @@ def cnn_and_data_notes(v: dict[str, Verdict], plotted: list[dict] | None) -> lis
     return notes
 
 
-def choose_run(store, cfg, pressed: bool) -> RunResult | None:
+def choose_run(store, cfg, pressed: bool, curve: bool) -> RunResult | None:
     """The result to show: stored (the shipped bench, any selection of it, or a run of this server), or
     trained now when Run was pressed; None when there is none (a refusal is shown here)."""
     result = find(store, cfg)
@@ -258,7 +258,7 @@ def choose_run(store, cfg, pressed: bool) -> RunResult | None:
         warm(cfg, delay=5.0)  # workers ready before Run (see lesson 3)
         st.info("This setting has not been run yet on this server (or its run was interrupted). Press **Run**.")
         return None
-    result = train_live(cfg)
+    result = train_live(cfg, curve)
     if not result.complete:
         return None
     store.put(cfg, result)
@@ -288,7 +288,8 @@ def main() -> None:
     cards()
     picked = predict()
     cfg, pressed = controls()
-    result = None if cfg is None else choose_run(store, cfg, pressed)
+    curve = live_curve_toggle()
+    result = None if cfg is None else choose_run(store, cfg, pressed, curve)
     if result is not None:
         if picked is None:
             st.info("Make your prediction above (or skip it) to see the results.")

@@ -11,14 +11,26 @@ from core.generalization.config import GeneralizationConfig
 from core.generalization.results import RunResult
 from core.generalization.run import run
 from ui import charts
+from ui.widgets import URL
 
 LIVE_POINTS = 25  # test-accuracy points per model and seed on the live curve
+BAR_INTERVAL = 1.0  # seconds between two updates of the bar: enough for the eye, cheap for a browser on the same cores
+CURVE_INTERVAL = 2.0  # seconds between two drawings of the live curve: a chart costs the browser more than the bar
 
 
-def train_live(cfg: GeneralizationConfig) -> RunResult:
-    """Train with live progress. Each update of the bar is a Streamlit call, so a stale run (the visitor moved
-    on, or pressed Cancel) stops at the next one, within a second, its workers ended and its place in the
-    budget given back."""
+def live_curve_toggle() -> bool:
+    """The learner's choice (in the link): draw the test-accuracy curve while training, or only the bar."""
+    return st.toggle("Draw the test-accuracy curve while training", value=True, key="live_curve", bind=URL,
+                     help="Off: only the progress bar is shown, and training skips the test evaluations the curve "
+                          "needs. The results are the same either way; the curve costs the training a little time, "
+                          "mostly when the browser shares the server's cores (a laptop running the app itself).")
+
+
+def train_live(cfg: GeneralizationConfig, curve: bool = True) -> RunResult:
+    """Train with live progress: the bar, and the test-accuracy curve if ``curve`` (else no test evaluations
+    during training: the same results). Each update of the bar is a Streamlit call, so a stale run (the
+    visitor moved on, or pressed Cancel) stops at the next one, within a second, its workers ended and its
+    place in the budget given back."""
     st.button("Cancel", key="cancel_run", help="Stop this run (nothing is kept)")
     bar = st.progress(0.0, text="Starting…")
     live = st.empty()
@@ -34,25 +46,24 @@ def train_live(cfg: GeneralizationConfig) -> RunResult:
         if stats.test_acc is not None:
             curves.append({"model": model, "seed": seed, "epoch": stats.epoch, "test_acc": stats.test_acc})
         elapsed = time.perf_counter() - start
-        # At most one update a second: enough for the eye, and cheap for a browser that may share the machine
-        # (benchmarks/browser_latency.py measures the training's time in the page against the command line's).
         # The last epoch draws nothing: the results replace the bar and the curve at once. A stale run still
-        # stops at its next update.
-        if elapsed - last_bar < 1.0 or done == total:
+        # stops at its next update. (benchmarks/browser_latency.py measures the training's time in the page
+        # with the curve and without it.)
+        if elapsed - last_bar < BAR_INTERVAL or done == total:
             return
         last_bar = elapsed
         eta = elapsed / done * (total - done)
         bar.progress(done / total, text=f"{charts.label(model)}, seed {seed}: epoch {stats.epoch}/{cfg.train.epochs} · "
                                         f"loss {stats.loss:.3f} · {elapsed:.0f} s elapsed, about {eta:.0f} s left")
-        # Redraw only when new points arrived (the same figure twice in one run is a duplicate element), and
-        # at most every two seconds: drawing a chart costs the browser more than the bar does
-        if len(curves) > drawn and elapsed - last_chart >= 2.0:
+        # Redraw only when new points arrived (the same figure twice in one run is a duplicate element)
+        if len(curves) > drawn and elapsed - last_chart >= CURVE_INTERVAL:
             drawn, last_chart = len(curves), elapsed
             live.plotly_chart(charts.curves_figure(curves, "test_acc", "Test accuracy at unseen positions, live"),
                               width="stretch")
 
-    # 25 points per curve: each a pass over the distinct test images (core/train.py), cheap since they are few
-    result = run(cfg, progress, eval_every=max(1, cfg.train.epochs // LIVE_POINTS), on_wait=on_wait)
+    # LIVE_POINTS per curve: each a pass over the distinct test images (core/train.py), cheap since they are few
+    eval_every = max(1, cfg.train.epochs // LIVE_POINTS) if curve else 0
+    result = run(cfg, progress, eval_every=eval_every, on_wait=on_wait)
     bar.empty()
     live.empty()
     return result
