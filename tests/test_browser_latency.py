@@ -32,6 +32,10 @@ THRESHOLDS = {  # seconds (medians measured alone on the machine; see README, "W
     # line's engine (measured 1.29, 1.15, then 1.33, 1.18; without the browser 1.04-1.05: benchmarks/live_curves_cost.py)
     "engine in the page / engine (CLI)": 1.4,
 }
+# Ratios of two sides measured alternately in one run, so a slow hour of the machine moves both: held to the
+# issue's target itself with the whole-process ratio's margin. The live curve's own cost: the same setting
+# re-run in the page with the curve and without it (measured 1.00x tiny, 0.92x lesson: README).
+ALTERNATING = {"live curve: with / without": 1.1}
 
 
 def test_the_pages_are_no_slower_than_measured(tmp_path):
@@ -39,9 +43,11 @@ def test_the_pages_are_no_slower_than_measured(tmp_path):
     subprocess.run([sys.executable, "-m", "benchmarks.browser_latency", "--tries", "5", "--json", str(out)],
                    cwd=ROOT, check=True)
     medians = json.loads(out.read_text())["medians"]
-    assert len(medians) == len(PAGES) + 7 + 10  # every page, seven controls, two presets x five figures
+    assert len(medians) == len(PAGES) + 7 + 16  # every page, seven controls, two presets x eight figures
     slow = [(name, seconds) for name, seconds in medians.items()
             for kind, limit in THRESHOLDS.items() if name.startswith(kind) and seconds > limit * MARGIN]
+    slow += [(name, ratio) for name, ratio in medians.items()
+             for kind, limit in ALTERNATING.items() if name.startswith(kind) and ratio > limit * CLI_MARGIN]
     assert not slow, slow
 
 

@@ -52,6 +52,7 @@ def test_a_new_setting_trains_live_and_a_too_big_one_is_refused():
     at.multiselect(key="bench_models").set_value(["cnn", "cnn-circular"])
     at.slider(key="bench_seeds").set_value(1)
     at.slider(key="bench_epochs").set_value(50)
+    at.toggle(key="live_curve").set_value(False)  # the bar only: the same run, the same kind of result
     next(b for b in at.button if b.label == "Run").click().run()
     assert_clean(at)
     assert any("trained on this server" in c.value for c in at.caption) and len(at.dataframe[0].value) == 2
