@@ -25,6 +25,7 @@ def test_the_curve_is_drawn_only_when_asked_and_the_results_do_not_depend_on_it(
     # every epoch may update the bar and the curve, so a short run would draw the curve if it is on
     monkeypatch.setattr(ui.training, "BAR_INTERVAL", 0.0)
     monkeypatch.setattr(ui.training, "CURVE_INTERVAL", 0.0)
+    monkeypatch.setattr(ui.training, "CURVE_LAST", 0.0)
     drawn, evaluations = [], []
     figure, real_run = ui.training.charts.curves_figure, ui.training.run
     monkeypatch.setattr(ui.training.charts, "curves_figure", lambda *a, **k: drawn.append(1) or figure(*a, **k))
@@ -39,3 +40,15 @@ def test_the_curve_is_drawn_only_when_asked_and_the_results_do_not_depend_on_it(
     assert (evaluations[0] > 0) is curve  # off: no test evaluations during training
     alone = run(CFG)  # the command line's way: no progress, no test evaluations
     assert at.session_state.accuracies == [(r.model, r.seed, r.train_acc, r.test_acc) for r in alone.rows]
+
+
+def test_no_curve_is_drawn_in_the_runs_last_second(monkeypatch):
+    # a run of a fraction of a second: every update falls within CURVE_LAST of its end (the bar still moves)
+    monkeypatch.setattr(ui.training, "BAR_INTERVAL", 0.0)
+    monkeypatch.setattr(ui.training, "CURVE_INTERVAL", 0.0)
+    drawn, figure = [], ui.training.charts.curves_figure
+    monkeypatch.setattr(ui.training.charts, "curves_figure", lambda *a, **k: drawn.append(1) or figure(*a, **k))
+    at = AppTest.from_function(script, default_timeout=120)
+    at.run()
+    assert not at.exception and at.session_state.accuracies
+    assert ui.training.CURVE_LAST >= 1.0 and not drawn

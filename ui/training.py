@@ -16,6 +16,9 @@ from ui.widgets import URL
 LIVE_POINTS = 25  # test-accuracy points per model and seed on the live curve
 BAR_INTERVAL = 1.0  # seconds between two updates of the bar: enough for the eye, cheap for a browser on the same cores
 CURVE_INTERVAL = 2.0  # seconds between two drawings of the live curve: a chart costs the browser more than the bar
+# No curve is drawn when the run should end sooner than this (seconds): the results replace it then, and its
+# drawing would only take the browser's time from the last seconds of training
+CURVE_LAST = 1.0
 
 
 def live_curve_toggle() -> bool:
@@ -36,27 +39,33 @@ def train_live(cfg: GeneralizationConfig, curve: bool = True) -> RunResult:
     live = st.empty()
     curves: list[dict] = []
     start, last_bar, last_chart, drawn = time.perf_counter(), 0.0, 0.0, 0
+    first: tuple[float, int] | None = None  # (elapsed, epochs done) at the first report: training's own pace
 
     def on_wait(position: int) -> None:
         ahead = "you are next" if position == 0 else f"{position} run(s) ahead of you"
         bar.progress(0.0, text=f"Waiting for the server (other learners are training): {ahead}…")
 
     def progress(model, seed, stats, done, total):
-        nonlocal last_bar, last_chart, drawn
+        nonlocal last_bar, last_chart, drawn, first
         if stats.test_acc is not None:
             curves.append({"model": model, "seed": seed, "epoch": stats.epoch, "test_acc": stats.test_acc})
         elapsed = time.perf_counter() - start
+        first = first or (elapsed, done)
         # The last epoch draws nothing: the results replace the bar and the curve at once. A stale run still
         # stops at its next update. (benchmarks/browser_latency.py measures the training's time in the page
         # with the curve and without it.)
         if elapsed - last_bar < BAR_INTERVAL or done == total:
             return
         last_bar = elapsed
-        eta = elapsed / done * (total - done)
+        # The time left at the pace since the first report: the time before it (waiting in line, workers
+        # starting) says nothing of the training's own pace
+        pace = (elapsed - first[0]) / (done - first[1]) if done > first[1] else float("inf")
+        eta = pace * (total - done)
         bar.progress(done / total, text=f"{charts.label(model)}, seed {seed}: epoch {stats.epoch}/{cfg.train.epochs} · "
-                                        f"loss {stats.loss:.3f} · {elapsed:.0f} s elapsed, about {eta:.0f} s left")
+                                        f"loss {stats.loss:.3f} · {elapsed:.0f} s elapsed"
+                                        + (f", about {eta:.0f} s left" if eta < float("inf") else ""))
         # Redraw only when new points arrived (the same figure twice in one run is a duplicate element)
-        if len(curves) > drawn and elapsed - last_chart >= CURVE_INTERVAL:
+        if len(curves) > drawn and elapsed - last_chart >= CURVE_INTERVAL and CURVE_LAST <= eta < float("inf"):
             drawn, last_chart = len(curves), elapsed
             live.plotly_chart(charts.curves_figure(curves, "test_acc", "Test accuracy at unseen positions, live"),
                               width="stretch")
