@@ -26,6 +26,9 @@ every number and text), so "every affected chart redrawn" is measured, not guess
   learner's switch: only the progress bar, no test evaluations during training), the two in alternating
   order, the browser drawing the page both times; their engine times and the ratio.
 
+``--only curve --tries 12`` measures the live curve's cost alone, for the lesson (many pairs: one pair
+swings by ±20 % on this machine).
+
 ``--baseline DIR`` runs a second server from another checkout (say, ``git worktree add /tmp/before
 <commit>``) and alternates every try between the two, so both see the same machine load; it prints both
 medians and their ratio. ``--json FILE`` writes the medians (tests/test_browser_latency.py reads them).
@@ -312,10 +315,26 @@ def run_to_results(browser, sides, tries: int, out) -> None:
         report(f"live curve: with / without · {name}", cost, out)
 
 
+def live_curve_cost(browser, sides, tries: int, out) -> None:
+    """Only the live curve's own cost, for the lesson preset: ``tries`` pairs of re-runs with the curve and
+    without it, in alternating order (``--only curve --tries 12``: this machine's noise needs many pairs)."""
+    curve: dict[bool, dict[str, list[float]]] = {on: {side: [] for side, _, _ in sides} for on in (True, False)}
+    for i in range(tries):
+        for side, url, _ in sides:
+            for on in (True, False) if i % 2 == 0 else (False, True):
+                curve[on][side].append(rerun_engine(browser, url, "", on))
+    report("lesson re-run, live curve", curve[True], out)
+    report("lesson re-run, bar only", curve[False], out)
+    cost = {side: [a / b for a, b in zip(curve[True][side], curve[False][side], strict=True)] for side in curve[True]}
+    report("live curve alone: with / without · lesson", cost, out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tries", type=int, default=5)
-    ap.add_argument("--only", nargs="*", choices=["first_draw", "control", "run"], default=["first_draw", "control", "run"])
+    ap.add_argument("--only", nargs="*", choices=["first_draw", "control", "run", "curve"],
+                    default=["first_draw", "control", "run"],
+                    help="curve: only the live curve's cost, the lesson re-run with it and without (not by default)")
     ap.add_argument("--json", help="write the medians to this file")
     ap.add_argument("--baseline", type=Path, help="another checkout to measure alongside, try for try")
     ap.add_argument("--baseline-python", default=sys.executable,
@@ -332,7 +351,8 @@ def main() -> None:
         print(f"{os.cpu_count()} CPUs; {load()}")
         p = stack.enter_context(sync_playwright())
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for part, measure in (("first_draw", first_draw), ("control", control_change), ("run", run_to_results)):
+        for part, measure in (("first_draw", first_draw), ("control", control_change), ("run", run_to_results),
+                              ("curve", live_curve_cost)):
             if part in args.only:
                 measure(browser, sides, args.tries, out)
     if args.json:
