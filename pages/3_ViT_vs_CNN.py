@@ -200,6 +200,10 @@ def results_table(cfg: GeneralizationConfig, result: RunResult) -> None:
     evaluated = [c for c in curves if c["test_acc"] is not None]
     if evaluated:
         chart(charts.curves_figure(evaluated, "test_acc", "Test accuracy at unseen positions, per epoch"))
+    else:
+        st.caption("No test accuracy per epoch for this run: it is measured only while the live curve is drawn, "
+                   "and this run was precomputed or trained with the curve switched off. Re-run it live with the "
+                   "curve on to see how the accuracy at unseen positions moved during training.")
 
 
 def generalization_maps(cfg: GeneralizationConfig, result: RunResult) -> None:

@@ -111,6 +111,7 @@ def test_first_view_is_the_shipped_lesson_result_without_training():
     assert any("precomputed with this code" in c.value for c in at.caption)
     assert at.button(key="rerun").label == "Re-run this setting live"
     assert at.toggle(key="live_curve").value  # the live curve is drawn unless the learner switches it off
+    assert any("No test accuracy per epoch for this run" in c.value for c in at.caption)  # shipped: none measured
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
     assert any("300 training images hold only **70 distinct** ones" in n and "allow 72" in n
                and "3000 images, 72 distinct" in n for n in notes)

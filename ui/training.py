@@ -25,8 +25,9 @@ def live_curve_toggle() -> bool:
     """The learner's choice (in the link): draw the test-accuracy curve while training, or only the bar."""
     return st.toggle("Draw the test-accuracy curve while training", value=True, key="live_curve", bind=URL,
                      help="Off: only the progress bar is shown, and training skips the test evaluations the curve "
-                          "needs. The results are the same either way; the curve costs the training a little time, "
-                          "mostly when the browser shares the server's cores (a laptop running the app itself).")
+                          "needs: the same accuracies, but the results then have no per-epoch test accuracy. The "
+                          "curve costs the training a little time, mostly when the browser shares the server's "
+                          "cores (a laptop running the app itself).")
 
 
 def train_live(cfg: GeneralizationConfig, curve: bool = True) -> RunResult:
