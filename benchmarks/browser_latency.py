@@ -27,7 +27,7 @@ every number and text), so "every affected chart redrawn" is measured, not guess
   order, the browser drawing the page both times; their engine times and the ratio.
 
 ``--only curve --tries 12`` measures the live curve's cost alone, for the lesson (many pairs: one pair
-swings by ±20 % on this machine).
+swings by ±30 % on this machine).
 
 ``--baseline DIR`` runs a second server from another checkout (say, ``git worktree add /tmp/before
 <commit>``) and alternates every try between the two, so both see the same machine load; it prints both

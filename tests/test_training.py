@@ -21,7 +21,7 @@ def script():
 
 
 @pytest.mark.parametrize("curve", [True, False])
-def test_the_curve_is_drawn_only_when_asked_and_the_results_do_not_depend_on_it(monkeypatch, curve):
+def test_the_curve_is_drawn_only_when_asked_and_the_accuracies_do_not_depend_on_it(monkeypatch, curve):
     # every epoch may update the bar and the curve, so a short run would draw the curve if it is on
     monkeypatch.setattr(ui.training, "BAR_INTERVAL", 0.0)
     monkeypatch.setattr(ui.training, "CURVE_INTERVAL", 0.0)

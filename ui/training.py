@@ -32,7 +32,7 @@ def live_curve_toggle() -> bool:
 
 def train_live(cfg: GeneralizationConfig, curve: bool = True) -> RunResult:
     """Train with live progress: the bar, and the test-accuracy curve if ``curve`` (else no test evaluations
-    during training: the same results). Each update of the bar is a Streamlit call, so a stale run (the
+    during training: the same accuracies, no per-epoch test points in the result). Each update of the bar is a Streamlit call, so a stale run (the
     visitor moved on, or pressed Cancel) stops at the next one, within a second, its workers ended and its
     place in the budget given back."""
     st.button("Cancel", key="cancel_run", help="Stop this run (nothing is kept)")
