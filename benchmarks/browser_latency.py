@@ -289,7 +289,7 @@ def run_to_results(browser, sides, tries: int, out) -> None:
         times: dict[str, list[float]] = {side: [] for side, _, _ in sides}
         engine: dict[str, list[float]] = {side: [] for side, _, _ in sides}
         in_page: dict[str, list[float]] = {side: [] for side, _, _ in sides}
-        curve: dict[bool, dict[str, list[float]]] = {on: {side: [] for side, _, _ in sides} for on in (True, False)}
+        curve = curve_pairs(sides)
         for i in range(tries):
             for side, url, root in sides:
                 seconds, live, query = run_once(browser, url, name, i)
@@ -297,36 +297,45 @@ def run_to_results(browser, sides, tries: int, out) -> None:
                 in_page[side].append(live)
                 options = ("--epochs", str(150 + 10 * (i + 1))) if name == "tiny" else ()
                 engine[side].append(engine_seconds(root, name, *options))
-                # The live curve's own cost: the same setting re-run in the page with the curve and without
-                # it (only the bar), in alternating order, the browser drawing the page both times
-                for on in (True, False) if i % 2 == 0 else (False, True):
-                    curve[on][side].append(rerun_engine(browser, url, query, on))
+                rerun_pair(browser, url, query, i, curve[side])
         report(f"Run → results · {name}", times, out)
         report(f"engine (CLI) · {name}", engine, out)
         extra = {side: [t - e for t, e in zip(times[side], engine[side], strict=True)] for side in times}
         report(f"Run → results over the engine · {name}", extra, out)
-        # Live curves must not slow the training itself: the engine's time in the page (drawing them) / CLI
+        # What the whole page in a browser on the same cores costs the training: its engine time / the CLI's
         report(f"engine in the page, live curves · {name}", in_page, out)
         slowdown = {side: [p / e for p, e in zip(in_page[side], engine[side], strict=True)] for side in times}
         report(f"engine in the page / engine (CLI) · {name}", slowdown, out)
-        report(f"re-run in the page with the live curve · {name}", curve[True], out)
-        report(f"re-run in the page without it (bar only) · {name}", curve[False], out)
-        cost = {side: [a / b for a, b in zip(curve[True][side], curve[False][side], strict=True)] for side in times}
-        report(f"live curve: with / without · {name}", cost, out)
+        report_curve(curve, name, out)
+
+
+def curve_pairs(sides) -> dict[str, dict[bool, list[float]]]:
+    """Per side, the engine times of re-runs with the live curve (True) and without it (False)."""
+    return {side: {True: [], False: []} for side, _, _ in sides}
+
+
+def rerun_pair(browser, url: str, query: str, i: int, pairs: dict[bool, list[float]]) -> None:
+    """The live curve's own cost, one pair: the same setting re-run in the page with the curve and without it
+    (only the bar), in an order that alternates with the try ``i``, the browser drawing the page both times."""
+    for on in (True, False) if i % 2 == 0 else (False, True):
+        pairs[on].append(rerun_engine(browser, url, query, on))
+
+
+def report_curve(curve: dict[str, dict[bool, list[float]]], name: str, out) -> None:
+    report(f"re-run in the page with the live curve · {name}", {side: c[True] for side, c in curve.items()}, out)
+    report(f"re-run in the page without it (bar only) · {name}", {side: c[False] for side, c in curve.items()}, out)
+    cost = {side: [a / b for a, b in zip(c[True], c[False], strict=True)] for side, c in curve.items()}
+    report(f"live curve: with / without · {name}", cost, out)
 
 
 def live_curve_cost(browser, sides, tries: int, out) -> None:
     """Only the live curve's own cost, for the lesson preset: ``tries`` pairs of re-runs with the curve and
-    without it, in alternating order (``--only curve --tries 12``: this machine's noise needs many pairs)."""
-    curve: dict[bool, dict[str, list[float]]] = {on: {side: [] for side, _, _ in sides} for on in (True, False)}
+    without it (``--only curve --tries 12``: this machine's noise needs many pairs)."""
+    curve = curve_pairs(sides)
     for i in range(tries):
         for side, url, _ in sides:
-            for on in (True, False) if i % 2 == 0 else (False, True):
-                curve[on][side].append(rerun_engine(browser, url, "", on))
-    report("lesson re-run, live curve", curve[True], out)
-    report("lesson re-run, bar only", curve[False], out)
-    cost = {side: [a / b for a, b in zip(curve[True][side], curve[False][side], strict=True)] for side in curve[True]}
-    report("live curve alone: with / without · lesson", cost, out)
+            rerun_pair(browser, url, "", i, curve[side])
+    report_curve(curve, "lesson, curve alone", out)
 
 
 def main() -> None:
