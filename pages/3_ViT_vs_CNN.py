@@ -179,6 +179,7 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
 def results_table(cfg: GeneralizationConfig, result: RunResult) -> None:
     rows = [asdict(r) for r in result.rows if r.diverged_at is None]
     if not rows:
+        st.info("Every seed diverged: there are no accuracies to show.")
         return
     v = verdicts(result)
     models = [m for m in cfg.models if m in v]  # the order of the metrics above
@@ -193,6 +194,15 @@ def results_table(cfg: GeneralizationConfig, result: RunResult) -> None:
             for m in models for k in ("train", "test")]
     # a static table: a real HTML <table> for screen readers, and no data grid to load on the first view
     st.table(table.astype(float).style.format("{:.1%}", na_rep="—"))
+    st.caption("The same accuracies as bars, with the training curves, are in the next section, "
+               "*Accuracy and curves*.")
+
+
+def accuracy_and_curves(result: RunResult) -> None:
+    rows = [asdict(r) for r in result.rows if r.diverged_at is None]
+    if not rows:
+        st.info("Every seed diverged: there are no accuracies to show.")
+        return
     c1, c2 = st.columns(2)
     chart(charts.accuracy_bars(rows), c1)
     curves = [asdict(c) for c in result.curves]
@@ -374,8 +384,12 @@ def main() -> None:
         st.info("This setting has not been run yet (or its run was interrupted). Press **Run** to train it.")
     else:
         results_header(cfg, result, st.session_state.get("active_prediction"))
+        # The first section holds no chart: a page's first Plotly chart makes the browser load and evaluate Plotly's
+        # 4.7 MB module, half of this page's first draw on 2 cores (README, "What the learner waits for"). The
+        # verdict is in the numbers above and the table; the charts are one click away.
         sections("results_view", {
-            "Accuracy and curves": lambda: results_table(cfg, result),
+            "Per-seed results": lambda: results_table(cfg, result),
+            "Accuracy and curves": lambda: accuracy_and_curves(result),
             "Generalization map": lambda: generalization_maps(cfg, result),
             "Misclassified test images": lambda: misclassified(cfg, result),
             "Look inside the models": lambda: look_inside(result, "vc_"),

@@ -187,7 +187,7 @@ def test_a_control_changed_in_the_browser_gives_a_link_that_reopens_it_on_a_fres
 def test_a_teachers_link_opens_that_experiment_on_a_fresh_server(browser):
     with streamlit_server() as (url, _, _):
         page, errors = open_page(browser, f"{url}/ViT_vs_CNN?n_train=3000")
-        wait_for_charts(page, 2, timeout=300)
+        page.get_by_text("trained on this server").first.wait_for(timeout=300_000)
         metric = page.locator("[data-testid=stMetric]", has_text="ViT (lesson) · test (unseen)")
         assert "56.9%" in metric.inner_text()
         assert page.get_by_text("3000 training images at centres 5..10").count() == 1
@@ -200,8 +200,7 @@ def test_generalization_live_rerun_shows_progress_then_results(browser):
     # machine makes the test slower, not red.
     with streamlit_server() as (url, _, _):
         page, errors = open_page(browser, f"{url}/ViT_vs_CNN")
-        wait_for_charts(page, 2, timeout=300)
-        page.get_by_role("button", name="Re-run this setting live").click()
+        page.get_by_role("button", name="Re-run this setting live").click(timeout=300_000)
         bar = page.locator("[data-testid=stProgress]").first
         bar.wait_for(timeout=300_000)
         done = page.get_by_text("trained on this server")
@@ -214,7 +213,9 @@ def test_generalization_live_rerun_shows_progress_then_results(browser):
             assert time.monotonic() - moved < 60, f"no progress for 60 s: {last}"
             page.wait_for_timeout(250)
         assert epochs_seen, "the progress bar never showed an epoch"
-        wait_for_charts(page, 2, timeout=300)
+        page.locator("[data-testid=stTable]").first.wait_for(timeout=60_000)  # the results' first section
+        page.get_by_role("tab", name="Accuracy and curves").click()
+        wait_for_charts(page, 2, timeout=120)  # and their charts, one click away
         assert page.locator("[data-testid=stException]").count() == 0
         assert errors.real() == []
 

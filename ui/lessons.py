@@ -33,7 +33,7 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson("pages/3_ViT_vs_CNN.py", "ViT vs CNN", "⚖️",
            "Train both on plus-vs-circle images at some positions, test at unseen ones. The CNN generalizes; the "
            "tiny ViT is not distinguishable from chance there. Then run the lesson's exercises: more data, smaller "
-           "patches, a CNN stem, and see which of them change that.", 2, "vit-vs-cnn", 3),
+           "patches, a CNN stem, and see which of them change that.", 0, "vit-vs-cnn", 3),
     Lesson("pages/4_Fixing_the_ViT.py", "Fixing the ViT", "🩹",
            "Switch on a remedy from the literature (random shifts, 2-D or relative positions, overlapping or shifted "
            "patches, locality attention, pooling) and see which restores the ViT at unseen positions, five seeds "
