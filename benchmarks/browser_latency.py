@@ -14,13 +14,15 @@ every number and text), so "every affected chart redrawn" is measured, not guess
   was fixed it was installed once the charts were seen, after two quiet polls 100 ms apart: a first draw
   then counted up to ~0.2 s of the harness's own polling.)
 - first charts: a section whose charts a page keeps out of its first view (ViT vs CNN's results open on
-  their table), clicked in a freshly opened page: from the click's input event to its charts drawn. The
-  first chart in a page makes the browser load and evaluate Plotly's 4.7 MB module.
+  their table), clicked in a freshly opened page after ``READ`` seconds: from the click's input event to its
+  charts drawn. A page's first chart needs Plotly's 4.7 MB module, which the pages load once drawn
+  (``ui.widgets.preload_plotly``); a learner who clicks sooner waits for it.
 - control change: three typical controls per page, each moved once from the keyboard or by a click: from
   the input event the page receives to the last change on the page. The section tab showing what the
   control changes is opened first, and a select box's menu is opened before the clock starts (the wait
   begins when the learner picks an option).
-- Run → results: the tiny preset through the form, and the lesson preset re-run live: from the click's
+- Run → results: the tiny preset through the form, and the lesson preset re-run live, each in a page opened
+  afresh and read for ``READ`` seconds (so are the live curve's re-runs below): from the click's
   input event to the results drawn; beside them the engine time of the same config from the command line (``python -m core generalization
   --json``, the ``seconds`` it reports), and the difference; and the engine's own time in the page (the
   "in N s" it prints, measured while the page drew live curves) over the command line's: what the whole page
@@ -169,13 +171,24 @@ def first_draw(browser, sides, tries: int, out) -> None:
 CHART_SECTIONS = {"ViT_vs_CNN": ("Accuracy and curves", 2)}
 
 
+# A learner reads a page before pressing a button on it: the benchmark waits this long after the page is done
+# before the first click of a Run or of a section (the pages load Plotly's module in that time, ui.widgets.
+# preload_plotly, as they start the training workers). Controls are timed on pages already open longer.
+READ = 3.0
+
+
+def read(page) -> None:
+    page.wait_for_timeout(READ * 1000)
+
+
 def first_charts(browser, sides, tries: int, out) -> None:
-    """A freshly opened page, its chart section clicked: seconds from the click to its charts drawn."""
+    """A freshly opened page, read, its chart section clicked: seconds from the click to its charts drawn."""
     for path, (label, charts) in CHART_SECTIONS.items():
         times: dict[str, list[float]] = {side: [] for side, _, _ in sides}
         for _ in range(tries):
             for side, url, _ in sides:
                 page, _ = open_done(browser, url, path)
+                read(page)
                 tab = page.get_by_role("tab", name=label)
                 if tab.get_attribute("aria-selected") == "true":  # a checkout that draws it on the first view
                     times[side].append(0.0)
@@ -272,6 +285,7 @@ def run_once(browser, url: str, name: str, i: int) -> tuple[float, float, str]:
     """(seconds from the click to the results drawn, the engine's own seconds as the page reports them: the
     training time while the page drew its live curves, the page's query string: its setting)."""
     page, _ = open_done(browser, url, "ViT_vs_CNN")
+    read(page)
     if name == "tiny":
         # the tiny preset with 10 more epochs each try: a config the server has not run (no store hit)
         page.get_by_role("button", name="tiny", exact=True).click()
@@ -305,6 +319,7 @@ def rerun_engine(browser, url: str, query: str, curve: bool) -> float:
     "Re-run this setting live", and return the engine's seconds the page reports."""
     query = query if curve else "&".join(filter(None, (query, "live_curve=false")))
     page, _ = open_done(browser, url, "ViT_vs_CNN", query)
+    read(page)
     page.get_by_role("button", name="Re-run this setting live").click()
     page.get_by_text("trained on this server").first.wait_for(timeout=300_000)
     settle(page, 0.0)

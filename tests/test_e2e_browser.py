@@ -252,3 +252,38 @@ def test_clicking_a_cell_of_the_map_probes_the_model_there(browser):
         assert "vc_probe_cx=12" in page.url and "vc_probe_cy=12" in page.url
         assert page.locator("[data-testid=stException]").count() == 0
         assert errors.real() == []
+
+
+# The time of every change inside the page's body, from its first script on
+CHANGES = """
+window.__changes = [];
+new MutationObserver(records => {
+  if (records.some(r => document.body && document.body.contains(r.target))) window.__changes.push(performance.now());
+}).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+"""
+PLOTLY_FETCHES = "() => performance.getEntriesByType('resource').filter(e => e.name.includes('/PlotlyChart.'))" \
+                 ".map(e => e.startTime)"
+
+
+def test_a_page_without_a_first_chart_loads_plotly_once_drawn_and_its_charts_then_use_it(browser):
+    # ViT vs CNN opens on its table: Plotly's module is fetched only after the page has been still a while
+    # (ui.widgets.preload_plotly), once, and the charts opened later use that module, not a second copy
+    with streamlit_server() as (url, _, _):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        errors = BrowserErrors(page)
+        page.add_init_script(CHANGES)
+        page.goto(f"{url}/ViT_vs_CNN")
+        deadline = time.monotonic() + 120
+        while not page.evaluate(PLOTLY_FETCHES):
+            assert time.monotonic() < deadline, "Plotly's module was never preloaded"
+            page.wait_for_timeout(100)
+        fetched = page.evaluate(PLOTLY_FETCHES)[0]
+        before = page.evaluate(f"() => window.__changes.filter(t => t < {fetched})")
+        assert page.locator(".js-plotly-plot").count() == 0 and page.locator("[data-testid=stTable]").count() == 1
+        assert fetched - max(before) >= 600, (fetched, before[-5:])  # after the page stood still (700 ms)
+        page.get_by_role("tab", name="Accuracy and curves").click()
+        wait_for_charts(page, 2, timeout=120)
+        assert len(page.evaluate(PLOTLY_FETCHES)) == 1
+        assert errors.real() == []
+        context.close()

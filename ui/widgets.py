@@ -3,8 +3,11 @@ to the page's settings, the "What to notice" list and the code that ran."""
 
 from __future__ import annotations
 
+import functools
 import inspect
+import re
 from collections.abc import Callable
+from pathlib import Path
 from urllib.parse import urlencode
 
 import plotly.graph_objects as go
@@ -31,6 +34,44 @@ def show_source(*objects, label: str = "Show the code that ran (from `core`, rea
             st.code(inspect.getsource(obj), language="python")
 
 
+@functools.cache
+def plotly_module() -> str | None:
+    """The file name of Streamlit's Plotly chunk (``PlotlyChart.<hash>.js``, next to its ``index.<hash>.js``), or
+    None if this Streamlit has not exactly one."""
+    names = [p.name for p in (Path(st.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js")]
+    return names[0] if len(names) == 1 and re.fullmatch(r"PlotlyChart\.[\w-]+\.js", names[0]) else None
+
+
+# Imports the chunk once the page has drawn and stayed still for QUIET ms, by the URL Streamlit's own lazy
+# import resolves (relative to its index chunk), so that import finds the module already evaluated.
+PRELOAD_JS = """<script>
+(() => {
+  if (window.__vitlabPlotly) return;
+  window.__vitlabPlotly = true;
+  const index = [...document.querySelectorAll('script[src]')].find(s => /\\/static\\/js\\/index\\.[^/]*\\.js$/.test(s.src));
+  if (!index) return;
+  let timer = null;
+  const load = () => { observer.disconnect(); import(new URL('./CHUNK', index.src).href).catch(() => {}); };
+  const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(load, QUIET); });
+  observer.observe(document.body, {childList: true, subtree: true, characterData: true});
+  timer = setTimeout(load, QUIET);
+})();
+</script>"""
+
+
+def preload_plotly(quiet_ms: int = 700) -> None:
+    """Have the browser load Plotly's module while the learner reads, not when a chart first needs it.
+    Streamlit loads its 4.7 MB Plotly chunk at a page's first chart: a large part of a lesson page's first
+    draw on 2 cores, and on a page that opens without a chart (ViT vs CNN's results, lesson 4) it used to load
+    when the live curve first appeared, on the cores the training uses. Loaded once the page has been still
+    for ``quiet_ms`` (README: "What the learner waits for"), it costs neither; in a browser tab it stays
+    loaded across pages, so the home page prepares every lesson's charts. Does nothing if this Streamlit
+    has no such chunk (its first chart then loads it, as before)."""
+    chunk = plotly_module()
+    if chunk is not None:
+        st.html(PRELOAD_JS.replace("CHUNK", chunk).replace("QUIET", str(int(quiet_ms))), unsafe_allow_javascript=True)
+
+
 def navigation() -> None:
     """The sidebar's page list, "Home" first. Streamlit's own list is switched off (client.showSidebarNavigation)
     because it names the home page after its file, "app"; the pages/ folder still gives every page its URL."""
@@ -41,6 +82,7 @@ def navigation() -> None:
         st.toggle("Show numbers under every chart", key="numbers", bind=URL,
                   help="A table of each chart's values under it: for screen readers, printing, or copying numbers")
         st.divider()
+        preload_plotly()
 
 
 def page_header(title: str, icon: str) -> None:

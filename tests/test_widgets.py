@@ -1,0 +1,34 @@
+"""ui.widgets' Plotly preload: it must import the very module Streamlit's own lazy import resolves, or it only
+adds work (a second copy of Plotly) instead of moving it to when the learner reads."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import streamlit as st
+
+from tests.apptest_helpers import page
+from ui.widgets import PRELOAD_JS, plotly_module
+
+JS = Path(st.__file__).parent / "static" / "static" / "js"
+
+
+def test_the_preload_names_the_chunk_streamlits_index_imports_lazily():
+    chunk = plotly_module()
+    assert chunk is not None and (JS / chunk).is_file()
+    # the preload's URL is the chunk's name relative to the URL of the index chunk the app's HTML loads (the
+    # one script element the preload looks for), as Vite's import() inside that chunk resolves it
+    html = (JS.parent.parent / "index.html").read_text()
+    scripts = re.findall(r'<script[^>]*src="\./static/js/([^"/]*)"', html)
+    assert len(scripts) == 1 and re.fullmatch(r"index\.[^/]*\.js", scripts[0])
+    assert re.search(r"import\(\s*[`'\"]\./" + re.escape(chunk) + r"[`'\"]\s*\)", (JS / scripts[0]).read_text())
+    assert r"/\/static\/js\/index\.[^/]*\.js$/" in PRELOAD_JS
+
+
+def test_every_page_carries_the_preload_once():
+    for path in ("app.py", "pages/1_Patchify.py", "pages/3_ViT_vs_CNN.py"):
+        at = page(path, timeout=60)
+        scripts = [h for h in at.get("html") if plotly_module() in h.proto.body]
+        assert len(scripts) == 1, path
+        assert "import(new URL('./" + plotly_module() + "', index.src)" in scripts[0].proto.body
