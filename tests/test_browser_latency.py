@@ -18,6 +18,7 @@ import sys
 import pytest
 
 from support.browser import PAGES, ROOT
+from ui.lessons import LESSONS
 
 pytestmark = [pytest.mark.bench, pytest.mark.skipif(os.environ.get("VITLAB_BENCH") != "1",
                                                     reason="the browser benchmark runs only with VITLAB_BENCH=1")]
@@ -43,7 +44,8 @@ def test_the_pages_are_no_slower_than_measured(tmp_path):
     subprocess.run([sys.executable, "-m", "benchmarks.browser_latency", "--tries", "5", "--json", str(out)],
                    cwd=ROOT, check=True)
     medians = json.loads(out.read_text())["medians"]
-    assert len(medians) == len(PAGES) + 1 + 7 + 16  # every page, one chart section, seven controls, 2 presets x 8
+    # every page by its link and each lesson from home, one chart section, seven controls, two presets x eight
+    assert len(medians) == len(PAGES) + len(LESSONS) + 1 + 7 + 16
     slow = [(name, seconds) for name, seconds in medians.items()
             for kind, limit in THRESHOLDS.items() if name.startswith(kind) and seconds > limit * MARGIN]
     slow += [(name, ratio) for name, ratio in medians.items()
