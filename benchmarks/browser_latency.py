@@ -85,10 +85,12 @@ window.__last = 0;
   }).observe(document, {subtree: true, childList: true});
 })();
 """
-# The page has drawn its title and its first view's charts: one cheap query, polled from here, rather than
+# The page has drawn its title and its first view's charts, and no element still waits for its module (a
+# skeleton: an older checkout measured with --baseline may draw more charts than this one's count): one cheap query, polled from here, rather than
 # Playwright's role selector, which computes accessible names over the whole page on its main thread.
 DRAWN = """([title, charts]) => [...document.querySelectorAll('h1')].some(h => h.textContent.includes(title))
-  && [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.querySelector('.main-svg')).length >= charts"""
+  && [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.querySelector('.main-svg')).length >= charts
+  && !document.querySelector('[data-testid=stSkeleton]')"""
 
 
 def load() -> str:
@@ -100,7 +102,8 @@ def settle(page, t0: float, timeout: float = 300) -> float:
     """Seconds from ``t0`` (the page's performance.now(), ms) to the last change, once the page is done."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        running = page.locator("[data-testid=stStatusWidget]").count()
+        # a skeleton stands in for an element whose module is still loading (Plotly's, say): not done
+        running = page.locator("[data-testid=stStatusWidget], [data-testid=stSkeleton]").count()
         changed, quiet = page.evaluate(f"() => [window.__last > {t0}, performance.now() - window.__last]")
         if changed and not running and quiet > QUIET * 1000:
             return (page.evaluate("() => window.__last") - t0) / 1000
