@@ -157,7 +157,9 @@ def report(what: str, times: dict[str, list[float]], out: dict[str, dict[str, fl
     unit = "x" if " / " in what else "s"  # a ratio, or seconds
     line = "   ".join(f"{side} {m:5.2f} {unit} ({', '.join(f'{t:.2f}' for t in times[side])})"
                       for side, m in medians.items())
-    ratio = f"   now/before {medians['now'] / medians['before']:.2f}" if len(medians) == 2 else ""
+    ratio = ""
+    if len(medians) == 2:  # a zero: the baseline had nothing to wait for (first_charts: drawn with its page)
+        ratio = f"   now/before {medians['now'] / medians['before']:.2f}" if medians["before"] else "   now/before —"
     print(f"{what:<48} {line}{ratio}   [{load()}]", flush=True)
 
 
