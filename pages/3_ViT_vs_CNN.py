@@ -176,10 +176,17 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
                    help=f"Mean over {iv.seeds} seed(s), each tested on {iv.images} images. {verdict.text}.")
 
 
-def results_table(cfg: GeneralizationConfig, result: RunResult) -> None:
+def scored_rows(result: RunResult) -> list[dict]:
+    """The per-seed rows that have accuracies (a diverged seed has none), or [] after saying so."""
     rows = [asdict(r) for r in result.rows if r.diverged_at is None]
     if not rows:
         st.info("Every seed diverged: there are no accuracies to show.")
+    return rows
+
+
+def results_table(cfg: GeneralizationConfig, result: RunResult) -> None:
+    rows = scored_rows(result)
+    if not rows:
         return
     v = verdicts(result)
     models = [m for m in cfg.models if m in v]  # the order of the metrics above
@@ -199,9 +206,8 @@ def results_table(cfg: GeneralizationConfig, result: RunResult) -> None:
 
 
 def accuracy_and_curves(result: RunResult) -> None:
-    rows = [asdict(r) for r in result.rows if r.diverged_at is None]
+    rows = scored_rows(result)
     if not rows:
-        st.info("Every seed diverged: there are no accuracies to show.")
         return
     c1, c2 = st.columns(2)
     chart(charts.accuracy_bars(rows), c1)
@@ -385,7 +391,7 @@ def main() -> None:
     else:
         results_header(cfg, result, st.session_state.get("active_prediction"))
         # The first section holds no chart: a page's first Plotly chart makes the browser load and evaluate Plotly's
-        # 4.7 MB module, half of this page's first draw on 2 cores (README, "What the learner waits for"). The
+        # 4.7 MB module, the larger part of this page's first draw (README, "What the learner waits for"). The
         # verdict is in the numbers above and the table; the charts are one click away.
         sections("results_view", {
             "Per-seed results": lambda: results_table(cfg, result),

@@ -175,3 +175,24 @@ def test_look_inside_a_run_just_trained_from_the_form():
     at.radio(key="vc_probe_view").set_value(DISTANCE).run()
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
     assert any("mean attention distance most in layer 0" in n for n in notes)
+
+
+def test_a_run_whose_every_seed_diverged_says_so_in_both_result_sections():
+    from dataclasses import replace
+
+    from core.generalization.run import run
+    from ui.results_store import result_store
+
+    query = {"models": "ViT (lesson)", "n_train": "120", "n_test": "100", "epochs": "10", "seeds": "1"}
+    at = page(PAGE, timeout=120, query=query)
+    cfg = at.session_state["active"]
+    diverged = run(replace(cfg, train=replace(cfg.train, epochs=30, lr=10.0)))  # beyond the form's rates
+    assert all(r.diverged_at is not None for r in diverged.rows)
+    result_store().put(cfg, diverged)  # the page's store: this link now shows a run that diverged
+    at.run()
+    assert not at.exception
+    (error,) = at.error  # the run's one seed, and nothing else
+    assert error.value.startswith("ViT (lesson), seed 0: training **diverged at epoch")
+    assert any("Every seed diverged" in i.value for i in at.info) and not at.table
+    open_section(at, "Accuracy and curves")
+    assert any("Every seed diverged" in i.value for i in at.info) and not at.get("plotly_chart")
