@@ -86,8 +86,9 @@ window.__last = 0;
 })();
 """
 # The page has drawn its title and its first view's charts, and no element still waits for its module (a
-# skeleton: an older checkout measured with --baseline may draw more charts than this one's count): one cheap query, polled from here, rather than
-# Playwright's role selector, which computes accessible names over the whole page on its main thread.
+# skeleton: an older checkout measured with --baseline may draw more charts than this one's count). One cheap
+# query, polled from here, rather than Playwright's role selector, which computes accessible names over the
+# whole page on its main thread.
 DRAWN = """([title, charts]) => [...document.querySelectorAll('h1')].some(h => h.textContent.includes(title))
   && [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.querySelector('.main-svg')).length >= charts
   && !document.querySelector('[data-testid=stSkeleton]')"""
