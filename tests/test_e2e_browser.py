@@ -75,6 +75,7 @@ def test_every_page_opens_by_its_own_url_on_a_fresh_server_on_a_desktop_and_a_ph
         assert page.locator("[data-testid=stException]").count() == 0
         assert errors.real() == []
         for _ in each_section(page, min_charts):
+            assert page.evaluate(CLIPPED) == []
             assert serious_accessibility_violations(page) == []
             assert errors.real() == []
         SHOTS.mkdir(parents=True, exist_ok=True)
@@ -133,6 +134,25 @@ OVERLAPS = """() => {
 }"""
 
 
+# Every axis label and title and legend entry of every chart lies inside its chart: the margins are set on
+# the server (ui.charts.fixed_margins), not grown by Plotly in the browser, so a margin too small would cut
+# them off
+CLIPPED = """() => {
+  const bad = [];
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    const box = plot.querySelector('.main-svg')?.getBoundingClientRect();
+    if (!box) continue;
+    for (const t of plot.querySelectorAll('.xtick text, .ytick text, .g-xtitle text, .g-ytitle text, .legendtext')) {
+      const r = t.getBoundingClientRect();
+      if (r.width && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1))
+        bad.push(`"${t.textContent}" cut off: ${Math.round(r.left - box.left)},${Math.round(r.top - box.top)} `
+                 + `${Math.round(r.width)}x${Math.round(r.height)} in ${Math.round(box.width)}x${Math.round(box.height)}`);
+    }
+  }
+  return bad;
+}"""
+
+
 def reads_on_a_phone(browser, url, path):
     """A 390 px phone: the sidebar starts closed (it would cover the page), nothing is wider than the screen,
     no chart's labels overlap, and the accessibility scan passes at this size too."""
@@ -150,6 +170,7 @@ def reads_on_a_phone(browser, url, path):
                                "document.querySelector('[data-testid=stMainBlockContainer]').scrollWidth]")
         assert max(widths) <= 390, widths
         assert page.evaluate(OVERLAPS) == []
+        assert page.evaluate(CLIPPED) == []
         assert serious_accessibility_violations(page) == []
         assert errors.real() == []
     SHOTS.mkdir(parents=True, exist_ok=True)

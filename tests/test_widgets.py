@@ -3,12 +3,13 @@ adds work (a second copy of Plotly) instead of moving it to when the learner rea
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import streamlit as st
 
-from tests.apptest_helpers import page
+from tests.apptest_helpers import all_charts, page
 from ui.widgets import PRELOAD_JS, plotly_module
 
 JS = Path(st.__file__).parent / "static" / "static" / "js"
@@ -32,3 +33,17 @@ def test_every_page_carries_the_preload_once():
         scripts = [h for h in at.get("html") if plotly_module() in h.proto.body]
         assert len(scripts) == 1, path
         assert "import(new URL('./" + plotly_module() + "', index.src)" in scripts[0].proto.body
+
+
+def test_every_chart_of_every_section_is_sent_with_its_margins_set():
+    # Streamlit's theme turns axis automargin on (a second layout and draw of each chart in the browser);
+    # every chart of the pages leaves the server with it off, and its margins set, except an x axis of
+    # labels that may be turned (ui.charts.fixed_margins)
+    for path in ("pages/1_Patchify.py", "pages/2_Permutation_symmetry.py", "pages/3_ViT_vs_CNN.py"):
+        specs = [json.loads(el.proto.spec) for el in all_charts(page(path, timeout=60))]
+        assert specs, path
+        for spec in specs:
+            axes = {k: v for k, v in spec["layout"].items() if re.fullmatch(r"[xy]axis\d*", k)}
+            assert {"xaxis", "yaxis"} <= set(axes), path
+            assert all(v.get("automargin") is False for k, v in axes.items() if k.startswith("y")), (path, axes)
+            assert all(isinstance(v.get("automargin"), bool) for v in axes.values()), (path, axes)

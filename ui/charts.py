@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -226,7 +228,8 @@ def ranking_figure(rows: list[dict], title: str = "Test accuracy at unseen posit
         hovertemplate="%{y}: %{x:.1%}<extra></extra>"))
     fig.add_vline(x=0.5, line=dict(dash="dot", color="#6b7280"), annotation_text="chance", annotation_position="top")
     fig.update_layout(title=title, height=60 + 28 * len(rows), margin=dict(l=10, r=10, t=40, b=10),
-                      xaxis=dict(range=[0, 1.02], tickformat=".0%", title="test accuracy (unseen positions)"))
+                      xaxis=dict(range=[0, 1.02], tickformat=".0%",
+                                 title="test accuracy<br>(unseen positions)"))  # two lines: fits a phone
     return fig
 
 
@@ -419,6 +422,67 @@ def patch_row_figure(row: np.ndarray, title: str, channels: int, patch_size: int
         cuts, width = [ch * patch_size * patch_size for ch in range(1, channels)], 2
     fig.update_layout(shapes=[dict(type="line", x0=x - 0.5, x1=x - 0.5, y0=0, y1=1, xref="x", yref="paper",
                                    line=dict(color="#ef4444", width=width)) for x in cuts])
+    return fig
+
+
+# Streamlit's chart theme turns on Plotly's ``automargin`` for every axis: Plotly then lays out and draws
+# each chart, measures its tick labels and draws it again with margins that fit them. That second pass was
+# about a third of a control change's wait on the symmetry page (README, "What the learner waits for"), so
+# the margins are set here, from the labels the figure will draw. An axis whose labels may be turned on
+# their side (many long categories along x) keeps automargin: their height cannot be known here.
+CHAR_PX = 7  # an average character of the theme's 12 px axis font, with a little room
+LINE_PX = 20  # one line of axis text
+PAD_PX = 10  # the theme's gap between the plot and its tick labels
+ROTATE_AT = 250  # category labels along x of more characters than this together may be turned (pixels)
+
+
+def _axis_names(fig: go.Figure) -> list[str]:
+    """Every x and y axis the figure draws: the first two always, the subplots' ones when set."""
+    return sorted({"xaxis", "yaxis"} | {k for k in fig.layout.to_plotly_json() if re.fullmatch(r"[xy]axis\d*", k)})
+
+
+def _traces_on(fig: go.Figure, axis: str) -> list:
+    ref = axis[0] + axis[5:]  # "yaxis2" -> "y2"; "yaxis" -> "y"
+    return [t for t in fig.data if (getattr(t, axis[0] + "axis", None) or axis[0]) == ref]
+
+
+def _labels(fig: go.Figure, axis: str) -> list[str]:
+    """The text of an axis's tick labels where the figure decides it (categories, ticktext), else []."""
+    ax = fig.layout[axis]
+    if ax.ticktext is not None:
+        return [str(t) for t in ax.ticktext]
+    labels = []
+    for t in _traces_on(fig, axis):
+        values = getattr(t, axis[0], None)
+        if values is not None:
+            labels += [v for v in values if isinstance(v, str)]
+        elif t.type == "box" and t.name and (t.orientation == "h") == (axis[0] == "y"):
+            labels.append(t.name)  # a box without positions sits at its name, on its category axis
+    return labels
+
+
+def fixed_margins(fig: go.Figure) -> go.Figure:
+    """Margins that fit the figure's axis labels and titles, automargin off (see above). In place."""
+    left, bottom = 0, 0
+    for axis in _axis_names(fig):
+        ax = fig.layout[axis]
+        if ax.visible is False:  # draws no labels
+            fig.layout[axis].automargin = False
+            continue
+        title = LINE_PX * (ax.title.text.count("<br>") + 1) if ax.title.text else 0
+        labels = _labels(fig, axis)
+        if axis.startswith("y"):
+            chars = max((len(t) for t in labels), default=4 if str(ax.tickformat or "").endswith("%") else 5)
+            left = max(left, chars * CHAR_PX + title)
+            fig.layout[axis].automargin = False
+        elif sum(len(t) for t in labels) * CHAR_PX > ROTATE_AT:
+            fig.layout[axis].automargin = True
+        else:
+            bottom = max(bottom, LINE_PX + title)
+            fig.layout[axis].automargin = False
+    m = fig.layout.margin
+    fig.update_layout(margin=dict(l=max(m.l or 0, left + PAD_PX + 4) if left else m.l,
+                                  b=max(m.b or 0, bottom + PAD_PX + 4) if bottom else m.b))
     return fig
 
 

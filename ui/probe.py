@@ -58,6 +58,7 @@ def clickable_map(result: RunResult, prefix: str, name: str, shape: str, cx: int
                                   "(red box: probed now)")
     st.markdown(f"**{fig.layout.title.text}**")
     fig.update_layout(title=None, margin=dict(t=30))
+    charts.fixed_margins(fig)
     st.plotly_chart(fig, key=f"{prefix}probe_click", on_select=lambda: _select_cell(prefix), selection_mode="points",
                     config={"displaylogo": False}, width="stretch")
 

@@ -68,8 +68,8 @@ def train_live(cfg: GeneralizationConfig, curve: bool = True) -> RunResult:
         # Redraw only when new points arrived (the same figure twice in one run is a duplicate element)
         if len(curves) > drawn and elapsed - last_chart >= CURVE_INTERVAL and CURVE_LAST <= eta < float("inf"):
             drawn, last_chart = len(curves), elapsed
-            live.plotly_chart(charts.curves_figure(curves, "test_acc", "Test accuracy at unseen positions, live"),
-                              width="stretch")
+            live.plotly_chart(charts.fixed_margins(charts.curves_figure(curves, "test_acc", "Test accuracy at unseen "
+                                                                        "positions, live")), width="stretch")
 
     # LIVE_POINTS per curve: each a pass over the distinct test images (core/train.py), cheap since they are few
     eval_every = max(1, cfg.train.epochs // LIVE_POINTS) if curve else 0

@@ -99,6 +99,7 @@ def chart(fig: go.Figure, where=None, *, key: str | None = None) -> None:
     if title:
         where.markdown(f"**{title}**")
         fig.update_layout(title=None, margin=dict(t=30))
+    charts.fixed_margins(fig)
     # Two figures can be equal once their titles are gone (a CNN's plus and circle maps): the title keys them
     where.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG, key=key or (f"chart:{title}" if title else None))
     if st.session_state.get("numbers"):
