@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
 
 import numpy as np
@@ -31,6 +30,7 @@ from core.lesson_vit import LessonViT
 from core.shapes import make_dataset, make_image, possible_images, valid_centres
 from core.train import train
 from ui import charts
+from ui.downloads import results_csv, rows_csv, run_json
 from ui.exercises import exercise_panel
 from ui.probe import look_inside
 from ui.results_store import result_store
@@ -258,17 +258,13 @@ def misclassified(cfg: GeneralizationConfig, result: RunResult) -> None:
 
 def downloads(result: RunResult, link: str) -> None:
     """The results as files, in a popover: it draws its buttons only when opened, two widgets fewer on the
-    page's first draw (benchmarks/browser_latency.py)."""
+    page's first draw (benchmarks/browser_latency.py). Each file is built when clicked (ui.downloads)."""
     box = st.popover("⬇️ Download the results (CSV, JSON)")
     box.caption("Both files carry the link that reopens this experiment.")
-    table = pd.DataFrame([asdict(r) for r in result.rows]).assign(link=link)
-    box.download_button("Per-seed results (CSV)", table.to_csv(index=False), "vit_vs_cnn_results.csv", "text/csv")
-    v = verdicts(result)
-    full = {"link": link, "summary": {m: asdict(s) for m, s in summary(result).items()},
-            "verdicts": {m: {"band": x.band, "text": x.text, **asdict(x.interval)} for m, x in v.items()},
-            **result.to_json()}
-    box.download_button("Config, results, curves and predictions (JSON)", json.dumps(full, indent=1, allow_nan=False),
-                       "vit_vs_cnn_run.json", "application/json")
+    box.download_button("Per-seed results (CSV)", lambda: results_csv(result, link), "vit_vs_cnn_results.csv",
+                        "text/csv")
+    box.download_button("Config, results, curves and predictions (JSON)", lambda: run_json(result, link),
+                        "vit_vs_cnn_run.json", "application/json")
 
 
 def model_notes(cfg: GeneralizationConfig, result: RunResult) -> list[str]:
@@ -338,7 +334,7 @@ def sweeps(form_cfg: GeneralizationConfig | None) -> None:
         name, rows = st.session_state.sweep_rows
         ok = [r for r in rows if r["test_acc"] is not None]
         chart(charts.sweep_figure(ok, SWEEPS[name].axis_title, SWEEPS[name].log_x))
-        st.download_button("Sweep results (CSV)", pd.DataFrame(rows).to_csv(index=False), "vit_vs_cnn_sweep.csv",
+        st.download_button("Sweep results (CSV)", lambda: rows_csv(rows), "vit_vs_cnn_sweep.csv",
                            "text/csv")
 
 

@@ -32,6 +32,7 @@ from core.remedy_vit import RemedyViT
 from core.shapes import valid_centres
 from core.spt import ShiftedPatchTokens
 from ui import charts
+from ui.downloads import results_csv
 from ui.exercises import exercise_panel
 from ui.probe import look_inside
 from ui.results_store import result_store
@@ -297,9 +298,8 @@ def main() -> None:
             show(cfg, result, picked)
     link = share_link()
     if result is not None and picked is not None:
-        table = pd.DataFrame([asdict(r) for r in result.rows]).assign(link=link)
-        st.download_button("Per-seed results (CSV, with the link)", table.to_csv(index=False),
-                           "vit_remedies_results.csv", "text/csv")
+        st.download_button("Per-seed results (CSV, with the link)", lambda: results_csv(result, link),
+                           "vit_remedies_results.csv", "text/csv")  # built when clicked (ui.downloads)
     show_source(RemedyViT, RandomShift, RelativePositionBias, ShiftedPatchTokens, diagonal_mask)
 
 
