@@ -1,7 +1,8 @@
 """What the result pages offer to download, as text. The pages hand these to ``st.download_button`` as
 callables, so a file is built when a learner clicks, not on every run of the page: building the run's JSON
-and CSV was about a sixth of the ViT-vs-CNN page's own script time on every first draw and every probe move
-(found with py-spy), and each run stored both files in the server's memory."""
+and CSV took a large share of the ViT-vs-CNN page's own script time on every visit and every probe move
+(found with py-spy; measured in README, "What the learner waits for"), and each run stored both files in
+the server's memory."""
 
 from __future__ import annotations
 
