@@ -427,8 +427,8 @@ def patch_row_figure(row: np.ndarray, title: str, channels: int, patch_size: int
 
 # Streamlit's chart theme turns on Plotly's ``automargin`` for every axis: Plotly then lays out and draws
 # each chart, measures its tick labels and draws it again with margins that fit them. That second pass was
-# about a third of a control change's wait on the symmetry page (README, "What the learner waits for"), so
-# the margins are set here, from the labels the figure will draw. An axis whose labels may be turned on
+# a large share of a control change's wait on the symmetry page (measured: README, "What the learner waits
+# for"), so the margins are set here, from the labels the figure will draw. An axis whose labels may be turned on
 # their side (many long categories along x) keeps automargin: their height cannot be known here.
 CHAR_PX = 7  # an average character of the theme's 12 px axis font, with a little room
 LINE_PX = 20  # one line of axis text
@@ -466,20 +466,17 @@ def fixed_margins(fig: go.Figure) -> go.Figure:
     left, bottom = 0, 0
     for axis in _axis_names(fig):
         ax = fig.layout[axis]
-        if ax.visible is False:  # draws no labels
-            fig.layout[axis].automargin = False
+        labels = [] if ax.visible is False else _labels(fig, axis)  # a hidden axis draws no labels
+        turned = axis.startswith("x") and sum(len(t) for t in labels) * CHAR_PX > ROTATE_AT
+        fig.layout[axis].automargin = turned
+        if ax.visible is False or turned:
             continue
         title = LINE_PX * (ax.title.text.count("<br>") + 1) if ax.title.text else 0
-        labels = _labels(fig, axis)
         if axis.startswith("y"):
             chars = max((len(t) for t in labels), default=4 if str(ax.tickformat or "").endswith("%") else 5)
             left = max(left, chars * CHAR_PX + title)
-            fig.layout[axis].automargin = False
-        elif sum(len(t) for t in labels) * CHAR_PX > ROTATE_AT:
-            fig.layout[axis].automargin = True
         else:
             bottom = max(bottom, LINE_PX + title)
-            fig.layout[axis].automargin = False
     m = fig.layout.margin
     fig.update_layout(margin=dict(l=max(m.l or 0, left + PAD_PX + 4) if left else m.l,
                                   b=max(m.b or 0, bottom + PAD_PX + 4) if bottom else m.b))
