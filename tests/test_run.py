@@ -71,13 +71,40 @@ def test_sweep_rows_and_its_caps(monkeypatch):
 
 
 @pytest.mark.slow
-def test_lesson_seed_reproduces_the_notebook():
-    """The notebook prints, for seed 2: ViT train 99.7 % test 26.0 %, CNN train 100 % test 100 %."""
+def test_lesson_seed_reproduces_the_notebooks_finding():
+    """The notebook prints, for seed 2: ViT train 99.7 % test 26.0 %, CNN train 100 % test 100 %. The ViT's
+    test accuracy there is at chance, where the float rounding decides it: on an AVX-512 host the notebook's
+    own loop gives 26.0 % at one thread and 43.3 % at two, and the engine's loop over distinct images (same
+    mathematics, other rounding) 50.7 %. So the finding is asserted here, and the loop's bits below."""
     result = run(with_value(LESSON, "train.seeds", (2,)))
     acc = {r.model: (round(r.train_acc, 3), round(r.test_acc, 3)) for r in result.rows}
-    assert acc == {"vit": (0.997, 0.26), "cnn": (1.0, 1.0)}
+    assert acc["cnn"] == (1.0, 1.0) and acc["vit"][0] == 0.997, acc
     s = summary(result)
-    assert s["cnn"].test_mean == 1.0 and s["vit"].test_mean <= 0.5
+    assert s["cnn"].test_mean == 1.0 and s["vit"].test_mean <= 0.55, acc
+
+
+@pytest.mark.slow
+def test_the_lessons_loop_as_written_is_the_notebooks_bit_for_bit():
+    """``dedup=False`` runs the lesson's loop as written: at one thread (a worker's), the same accuracies as
+    the notebook's ``nn.TransformerEncoder`` and ``torch.optim.Adam`` loop, to the last bit."""
+    import torch
+
+    from core.generalization.data import make_data
+    from core.generalization.models import build
+    from core.train import train
+    from support.notebook_reference import NotebookViT, notebook_train_and_eval
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        data = make_data(LESSON.data)
+        ours = train(build("vit", LESSON.model, 16, 2), data.Xtr, data.ytr, data.Xte, data.yte, LESSON.train.epochs,
+                     LESSON.train.lr, dedup=False)
+        theirs = notebook_train_and_eval(NotebookViT, data.Xtr, data.ytr, data.Xte, data.yte, 2,
+                                         epochs=LESSON.train.epochs, lr=LESSON.train.lr)
+    finally:
+        torch.set_num_threads(threads)
+    assert (ours.train_acc, ours.test_acc) == theirs
 
 
 def test_chunked_gradient_matches_full_batch_closely():
