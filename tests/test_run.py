@@ -78,7 +78,7 @@ def test_lesson_seed_reproduces_the_notebooks_finding():
     mathematics, other rounding) 50.7 %. So the finding is asserted here, and the loop's bits below."""
     result = run(with_value(LESSON, "train.seeds", (2,)))
     acc = {r.model: (round(r.train_acc, 3), round(r.test_acc, 3)) for r in result.rows}
-    assert acc["cnn"] == (1.0, 1.0) and acc["vit"][0] == 0.997, acc
+    assert acc["cnn"] == (1.0, 1.0) and acc["vit"][0] >= 0.99, acc  # 99.7 % in every variant seen
     s = summary(result)
     assert s["cnn"].test_mean == 1.0 and s["vit"].test_mean <= 0.55, acc
 
