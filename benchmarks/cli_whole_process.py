@@ -59,11 +59,25 @@ def main() -> None:
     print(f"speed-up of the command line, whole process: {med['notebook loop'] / med['command line']:.2f}x")
     ours, theirs = results["command line"], results["notebook loop"]
     print(f"identical per-seed accuracies: {'yes' if ours == theirs else 'NO'}")
-    for a, b in zip(ours, theirs, strict=True):
-        if a != b:  # a collapsed ViT's chance-level accuracy is float rounding (tests/test_run.py says how)
-            print(f"  {a[0]} seed {a[1]}: command line train {a[2]:.4f} test {a[3]:.4f}, "
-                  f"notebook loop train {b[2]:.4f} test {b[3]:.4f}")
+    differ = [(a, b) for a, b in zip(ours, theirs, strict=True) if a != b]
+    for a, b in differ:
+        print(f"  {a[0]} seed {a[1]}: command line train {a[2]:.4f} test {a[3]:.4f}, "
+              f"notebook loop train {b[2]:.4f} test {b[3]:.4f}")
+    if differ:
+        print(f"the rows that differ are all a collapsed ViT at chance on both sides: "
+              f"{'yes' if all(rounding_only(a, b) for a, b in differ) else 'NO'}")
 
+
+# The highest test accuracy counted as chance for the lesson's two balanced classes
+CHANCE = 0.55
+
+
+def rounding_only(a: tuple, b: tuple) -> bool:
+    """Whether two (model, seed, train_acc, test_acc) rows differ only as float rounding can make them: a ViT
+    that fits its training images alike on both sides and is at chance on the unseen positions on both. Which
+    chance value it lands on is the rounding's pick (the notebook's own loop moves with the thread count:
+    README, "Exercise 2 and identical"); any other difference is a different result."""
+    return a[:2] == b[:2] and a[0] == "vit" and abs(a[2] - b[2]) <= 0.01 and max(a[3], b[3]) <= CHANCE
 
 if __name__ == "__main__":
     main()
