@@ -79,5 +79,6 @@ def rounding_only(a: tuple, b: tuple) -> bool:
     README, "Exercise 2 and identical"); any other difference is a different result."""
     return a[:2] == b[:2] and a[0] == "vit" and abs(a[2] - b[2]) <= 0.01 and max(a[3], b[3]) <= CHANCE
 
+
 if __name__ == "__main__":
     main()

@@ -275,8 +275,7 @@ def test_clicking_a_cell_of_the_map_probes_the_model_there(browser):
         assert errors.real() == []
 
 
-# The time of every change inside the page's body, from its first script on
-# The page's content changing, as ui.widgets.preload_plotly counts it: nodes added or removed, text changed. An
+# The time of every change inside the page's body, from its first script on: its content changing, as ui.widgets.preload_plotly counts it: nodes added or removed, text changed. An
 # attribute alone (a class or a style toggled after the draw) is not the page changing, and preload_plotly does
 # not wait for it (a run of CI saw one 585 ms before the fetch, which a check counting attributes took for a fault)
 CHANGES = """

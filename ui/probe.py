@@ -23,7 +23,7 @@ from core.pos_embed import sincos_1d, sincos_2d
 from core.probe import similarity_grid
 from core.shapes import SHAPES, valid_centres
 from ui import charts
-from ui.widgets import URL, bullets, chart
+from ui.widgets import PLOTLY_CONFIG, URL, bullets, chart, ready_to_draw
 
 
 def _select_cell(prefix: str) -> None:
@@ -56,11 +56,9 @@ def clickable_map(result: RunResult, prefix: str, name: str, shape: str, cx: int
     fig = charts.probe_map_figure(position_grid(result, name, shape), list(valid_centres(d.img_size)), d.train_range,
                                   d.test_range, (cx, cy), f"{charts.label(name)} · {shape}: click a cell to probe it "
                                   "(red box: probed now)")
-    st.markdown(f"**{fig.layout.title.text}**")
-    fig.update_layout(title=None, margin=dict(t=30))
-    charts.fixed_margins(fig)
+    ready_to_draw(fig, st)
     st.plotly_chart(fig, key=f"{prefix}probe_click", on_select=lambda: _select_cell(prefix), selection_mode="points",
-                    config={"displaylogo": False}, width="stretch")
+                    config=PLOTLY_CONFIG, width="stretch")
 
 
 def one_side(p: Probe, where, seen: bool) -> None:

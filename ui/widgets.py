@@ -91,15 +91,23 @@ def page_header(title: str, icon: str) -> None:
     st.title(title)
 
 
-def chart(fig: go.Figure, where=None, *, key: str | None = None) -> None:
-    """Draw a figure with its title as text above it (text wraps on a phone; a Plotly title is cut off, and
-    the toolbar can cover it), and, when "Show numbers" is on, the figure's values as a table below it."""
-    where = where or st.container()
+def ready_to_draw(fig: go.Figure, where) -> str | None:
+    """The figure's title as text above it in ``where`` (text wraps on a phone; a Plotly title is cut off,
+    and the toolbar can cover it), taken out of the figure, and the margins set (``charts.fixed_margins``).
+    In place; returns the title."""
     title = fig.layout.title.text
     if title:
         where.markdown(f"**{title}**")
         fig.update_layout(title=None, margin=dict(t=30))
     charts.fixed_margins(fig)
+    return title
+
+
+def chart(fig: go.Figure, where=None, *, key: str | None = None) -> None:
+    """Draw a figure, its title above it (``ready_to_draw``), and, when "Show numbers" is on, the figure's
+    values as a table below it."""
+    where = where or st.container()
+    title = ready_to_draw(fig, where)
     # Two figures can be equal once their titles are gone (a CNN's plus and circle maps): the title keys them
     where.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG, key=key or (f"chart:{title}" if title else None))
     if st.session_state.get("numbers"):
