@@ -1,10 +1,10 @@
-"""ViT Lab: home page. The lessons live in pages/ (one file each, listed in ui/lessons.py); their URLs work
+"""ViT Lab: home page. The lessons live in pages/ (one file each, listed in ui/lesson_list.py); their URLs work
 on a fresh server."""
 
 import streamlit as st
 
-from ui.exercises import progress
-from ui.lessons import LESSONS
+from ui.exercise_panel import progress
+from ui.lesson_list import LESSONS
 from ui.widgets import navigation
 
 st.set_page_config(page_title="ViT Lab", page_icon="🔬", layout="wide", initial_sidebar_state="auto")

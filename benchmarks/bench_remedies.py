@@ -18,8 +18,8 @@ import statistics
 
 import torch
 
-from core.generalization.remedies import BENCH, CARDS
-from core.generalization.run import train_job
+from core.engine.run import train_job
+from core.lessons.lesson4_fixing_the_vit import BENCH, CARDS
 
 
 def main() -> None:

@@ -6,7 +6,7 @@
 
 Each side runs in its own fresh process, one after the other, on the same configs. The notebook side
 is ``notebook_reference.py``: ``nn.TransformerEncoder``, one seed after another, default Adam, all
-threads. The engine side is ``core.generalization.run.run`` with its defaults. Printed per config: seconds
+threads. The engine side is ``core.engine.run.run`` with its defaults. Printed per config: seconds
 for each, the speed ratio, peak resident memory (the engine's counts its worker processes too), and
 whether every per-seed train/test accuracy is identical.
 """
@@ -54,8 +54,8 @@ def side_notebook(name: str, threads: int | None = None) -> dict:
 
     if threads:
         torch.set_num_threads(threads)
-    from core.generalization.config import PRESETS
-    from core.generalization.data import make_data
+    from core.data.position_split import make_data
+    from core.lessons.lesson3_vit_vs_cnn import PRESETS
     from support.notebook_reference import NotebookCNN, NotebookHybrid, NotebookViT, notebook_train_and_eval
 
     cfg = PRESETS[name]
@@ -77,10 +77,10 @@ def side_notebook(name: str, threads: int | None = None) -> dict:
 
 
 def side_engine(name: str) -> dict:
-    from core.generalization.config import PRESETS
-    from core.generalization.planning import plan
-    from core.generalization.pool import server_pool
-    from core.generalization.run import run
+    from core.engine.planning import plan
+    from core.engine.pool import server_pool
+    from core.engine.run import run
+    from core.lessons.lesson3_vit_vs_cnn import PRESETS
 
     cfg = PRESETS[name]
     budget = server_pool().budget

@@ -61,7 +61,7 @@ from playwright.sync_api import sync_playwright
 
 from benchmarks.machine_speed import loop_ms
 from support.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, ROOT, streamlit_server
-from ui.lessons import LESSONS
+from ui.lesson_list import LESSONS
 
 QUIET = 0.6  # seconds without any change in the page's main area: the page is done
 # Installed before any of the page's own scripts run, so the last change is timed wherever it falls: the

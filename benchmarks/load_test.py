@@ -22,10 +22,12 @@ from dataclasses import replace
 
 from playwright.sync_api import sync_playwright
 
-from core.generalization.config import PRESETS, TrainConfig
-from core.generalization.machine import total_budget, tree_rss
-from core.generalization.results import load_shipped, summary
-from core.generalization.run import run
+from core.engine.machine import total_budget, tree_rss
+from core.engine.results import summary
+from core.engine.run import run
+from core.engine.run_config import TrainConfig
+from core.lessons.lesson3_vit_vs_cnn import PRESETS
+from core.lessons.shipped import load_shipped
 from support.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_for_charts
 
 TINY = PRESETS["tiny"]

@@ -1,7 +1,7 @@
 """``python -m core``: the command line (``core/cli.py``) as a process of its own.
 
 It leaves without the interpreter's teardown once its output is written and its workers are ended:
-unloading torch took about 0.3 s of a 5 s run here (``benchmarks/cli_whole_process.py``).
+unloading torch is a noticeable part of a short run (``benchmarks/cli_whole_process.py`` measures it).
 """
 
 import os
@@ -13,6 +13,6 @@ if __name__ == "__main__":
     code = main(process=True)
     sys.stdout.flush()
     sys.stderr.flush()
-    if "core.generalization.pool" in sys.modules:  # its atexit hook would end the workers: end them now
-        sys.modules["core.generalization.pool"].shutdown_server_pool()
+    if "core.engine.pool" in sys.modules:  # its atexit hook would end the workers: end them now
+        sys.modules["core.engine.pool"].shutdown_server_pool()
     os._exit(code)

@@ -38,7 +38,7 @@ def _print(obj: dict, as_json: bool) -> None:
 
 
 def cmd_patchify(args: argparse.Namespace) -> dict:
-    from core.patchify_lesson import PatchifyConfig, run_patchify
+    from core.lessons.lesson1_patchify import PatchifyConfig, run_patchify
 
     config = PatchifyConfig(
         image=args.image, img_size=args.image_size, in_chans=args.channels, patch_size=args.patch_size,
@@ -54,7 +54,7 @@ def cmd_patchify(args: argparse.Namespace) -> dict:
 
 
 def cmd_verify(args: argparse.Namespace) -> dict:
-    from core.symmetry import SymmetryConfig, claims_json, verify
+    from core.lessons.lesson2_symmetry import SymmetryConfig, claims_json, verify
 
     claims = claims_json(verify(SymmetryConfig(preset=args.preset, seed=args.seed, pos_embed=args.pos_embed)))
     return {"config": {"preset": args.preset, "seed": args.seed, "pos_embed": args.pos_embed},
@@ -62,7 +62,7 @@ def cmd_verify(args: argparse.Namespace) -> dict:
 
 
 def cmd_attention(args: argparse.Namespace) -> dict:
-    from core.symmetry import SEED_CASES, SymmetryConfig, experiment
+    from core.lessons.lesson2_symmetry import SEED_CASES, SymmetryConfig, experiment
 
     cases = SEED_CASES
     if args.position is not None:
@@ -72,27 +72,19 @@ def cmd_attention(args: argparse.Namespace) -> dict:
 
 
 def cmd_generalization(args: argparse.Namespace) -> dict:
-    from dataclasses import asdict, replace
+    from dataclasses import asdict
 
-    from core.generalization.config import PRESETS, with_value
-    from core.generalization.results import summary
-    from core.generalization.run import run
+    from core.engine.results import summary
+    from core.engine.run import run
+    from core.engine.run_config import with_value
+    from core.lessons.controls import config_from_args
+    from core.lessons.lesson3_vit_vs_cnn import CONTROLS, PRESETS
 
-    cfg = PRESETS[args.preset]
-    if args.models:
-        cfg = replace(cfg, models=tuple(args.models))
-    if args.seeds:
-        cfg = with_value(cfg, "train.seeds", tuple(args.seeds))
-    for path, value in (("data.n_train", args.n_train), ("data.train_range", args.train_range),
-                        ("data.n_test", args.n_test), ("data.test_range", args.test_range),
-                        ("data.img_size", args.image_size), ("data.data_seed", args.data_seed),
-                        ("model.patch_size", args.patch_size), ("model.embed_dim", args.embed_dim),
-                        ("model.num_heads", args.num_heads), ("model.depth", args.depth),
-                        ("model.pos_embed", args.pos_embed), ("model.global_pool", args.global_pool),
-                        ("model.stem_channels", args.stem_channels), ("model.attn_impl", args.attn_impl),
-                        ("train.epochs", args.epochs), ("train.lr", args.lr)):
+    cfg = config_from_args(PRESETS[args.preset], CONTROLS, args)  # the form's controls, declared once
+    for path, value in (("data.img_size", args.image_size), ("data.data_seed", args.data_seed),
+                        ("model.attn_impl", args.attn_impl)):
         if value is not None:
-            cfg = with_value(cfg, path, tuple(value) if isinstance(value, list) else value)
+            cfg = with_value(cfg, path, value)
     if args.workers is not None and args.workers < 0:
         raise ValueError(f"--workers must be >= 0, got {args.workers}")
 
@@ -119,12 +111,12 @@ def cmd_generalization(args: argparse.Namespace) -> dict:
 def cmd_remedies(args: argparse.Namespace) -> dict:
     from dataclasses import asdict
 
-    from core.generalization.config import with_value
-    from core.generalization.planning import MAX_RUN_COST, check_cost, relative_cost
-    from core.generalization.remedies import BENCH, bench
-    from core.generalization.results import summary
-    from core.generalization.run import run
-    from core.generalization.verdict import verdicts
+    from core.engine.planning import MAX_RUN_COST, check_cost, relative_cost
+    from core.engine.results import summary
+    from core.engine.run import run
+    from core.engine.run_config import with_value
+    from core.engine.verdict import verdicts
+    from core.lessons.lesson4_fixing_the_vit import BENCH, bench
 
     cfg = bench(tuple(args.models) if args.models else None, args.seeds)
     for path, value in (("data.train_range", args.train_range), ("data.n_train", args.n_train),
@@ -147,9 +139,9 @@ def cmd_remedies(args: argparse.Namespace) -> dict:
 
 
 def cmd_probe(args: argparse.Namespace) -> dict:
-    from core.generalization.probe import distances, probe, seen_centre
-    from core.generalization.results import SHIPPED_CONFIGS, load_fresh_shipped
-    from core.generalization.run import run
+    from core.engine.run import run
+    from core.inspect.trained_model import distances, probe, seen_centre
+    from core.lessons.shipped import SHIPPED_CONFIGS, load_fresh_shipped
 
     cfg = SHIPPED_CONFIGS[args.preset]
     result = load_fresh_shipped().get(cfg)
@@ -181,7 +173,7 @@ def cmd_probe(args: argparse.Namespace) -> dict:
 
 
 def _model_options(p: argparse.ArgumentParser) -> None:
-    from core.vit import POS_EMBEDS, VIT_PRESETS
+    from core.models.seed_vit import POS_EMBEDS, VIT_PRESETS
 
     p.add_argument("--preset", default="seed", choices=list(VIT_PRESETS), help="model size (default: the seed's)")
     p.add_argument("--seed", type=int, default=13, help="weight seed (13: the seed module's torch.manual_seed)")
@@ -219,30 +211,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--position", type=int, nargs=2, metavar=("ROW", "COL"), help="one bright patch at this grid cell")
     p.set_defaults(func=cmd_attention)
 
-    from core.generalization.config import PRESETS
-    from core.generalization.model_config import ATTN_IMPLS, GLOBAL_POOLS, POS_EMBEDS
-    from core.generalization.models import REGISTRY
+    from core.lessons.controls import add_options
+    from core.lessons.lesson3_vit_vs_cnn import CONTROLS, PRESETS
+    from core.models.model_config import ATTN_IMPLS
 
     p = sub.add_parser("generalization", help="train ViT vs CNN at some positions, test at unseen ones",
                        description="Train afresh (never cached) and print per-seed accuracies. Options override the preset.")
     p.add_argument("--preset", default="lesson", choices=list(PRESETS))
-    p.add_argument("--models", nargs="+", choices=list(REGISTRY))
-    p.add_argument("--n-train", type=int)
-    p.add_argument("--train-range", type=int, nargs=2, metavar=("LO", "HI"), help="inclusive centre range, e.g. 5 10")
-    p.add_argument("--n-test", type=int)
-    p.add_argument("--test-range", type=int, nargs=2, metavar=("LO", "HI"), help="inclusive centre range, e.g. 3 4")
+    add_options(p, CONTROLS)  # every control of the page's form, declared once in the lesson's module
     p.add_argument("--image-size", type=int)
     p.add_argument("--data-seed", type=int)
-    p.add_argument("--patch-size", type=int)
-    p.add_argument("--embed-dim", type=int)
-    p.add_argument("--num-heads", type=int)
-    p.add_argument("--depth", type=int)
-    p.add_argument("--pos-embed", choices=POS_EMBEDS, help="configurable ViT only")
-    p.add_argument("--global-pool", choices=GLOBAL_POOLS, help="configurable ViT only")
-    p.add_argument("--stem-channels", type=int, help="hybrid only")
-    p.add_argument("--epochs", type=int)
-    p.add_argument("--lr", type=float)
-    p.add_argument("--seeds", type=int, nargs="+")
     p.add_argument("--attn-impl", choices=ATTN_IMPLS)
     p.add_argument("--workers", type=int, help="parallel training lanes: this process and worker processes (default: one per available core; 0: this process alone)")
     p.add_argument("--full", action="store_true", help="also print curves, test predictions and the position map")
@@ -251,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_generalization)
 
-    from core.generalization.remedies import CARDS, SEEDS
+    from core.lessons.lesson4_fixing_the_vit import CARDS, SEEDS
 
     p = sub.add_parser("remedies", help="lesson 4's bench: what restores the ViT at unseen positions",
                        description="Train the remedies on the lesson's split (train at centres 5..10, test at 3..4) and "
@@ -269,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_remedies)
 
-    from core.generalization.results import SHIPPED
+    from core.lessons.shipped import SHIPPED
 
     p = sub.add_parser("probe", help="look inside a trained model: probabilities, attention, rollout, distances",
                        description="Probe one trained (model, seed) of a preset's run (the shipped one when fresh, "
@@ -295,17 +273,17 @@ def _start_workers_early(argv: list[str]) -> list:
     if (not argv or argv[0] not in TRAINING_COMMANDS or os.environ.get("VITLAB_WORKERS")
             or any(a in ("-h", "--help") or a.startswith("--workers") for a in argv)):
         return []
-    from core.generalization.machine import WORKER_BASE, cpu_count, total_budget
-    from core.generalization.worker import start_worker_process
+    from core.engine.machine import WORKER_BASE, cpu_count, total_budget
+    from core.engine.worker import start_worker_process
 
     lanes = min(int(cpu_count()), total_budget() // WORKER_BASE)
-    return [start_worker_process(("core.generalization.run",)) for _ in range(lanes - 1)]
+    return [start_worker_process(("core.engine.run",)) for _ in range(lanes - 1)]
 
 
 def _adopt_early_workers(args: argparse.Namespace, cfg) -> None:
     """Hand the workers started early to the pool (which ends any the run's plan does not need)."""
     if args.early_workers:
-        from core.generalization.run import warm
+        from core.engine.run import warm
 
         procs, args.early_workers = args.early_workers, []
         warm(cfg, procs=procs, here=args.here)

@@ -2,13 +2,12 @@
 
 import streamlit as st
 
-from core.exercises import PATCHIFY_EXERCISES
-from core.images import SYNTHETIC_IMAGES
-from core.patch_embed import ConvPatchEmbed, LinearPatchEmbed, compare_embeddings, conv_weight_from_linear
-from core.patchify import patchify, valid_patch_sizes
-from core.patchify_lesson import PatchifyConfig, PatchifyResult, run_patchify
+from core.data.images import SYNTHETIC_IMAGES
+from core.lessons.lesson1_patchify import PATCHIFY_EXERCISES, PatchifyConfig, PatchifyResult, run_patchify
+from core.nn.patch_embed import ConvPatchEmbed, LinearPatchEmbed, compare_embeddings, conv_weight_from_linear
+from core.nn.patchify import patchify, valid_patch_sizes
 from ui import charts
-from ui.exercises import exercise_panel
+from ui.exercise_panel import exercise_panel
 from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
 
 IMAGE_SIZES = [8, 12, 16, 24, 32, 48, 64]

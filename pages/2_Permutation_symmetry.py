@@ -3,11 +3,11 @@
 import numpy as np
 import streamlit as st
 
-from core.exercises import SYMMETRY_EXERCISES
-from core.symmetry import (
+from core.lessons.lesson2_symmetry import (
     PERMUTATIONS,
     SEED,
     SEED_CASES,
+    SYMMETRY_EXERCISES,
     BrightPatchAttention,
     Claim,
     PatchChange,
@@ -20,9 +20,9 @@ from core.symmetry import (
     shuffle,
     verify,
 )
-from core.vit import POS_EMBEDS, VIT_PRESETS, Attention, ViT
+from core.models.seed_vit import POS_EMBEDS, VIT_PRESETS, Attention, ViT
 from ui import charts
-from ui.exercises import exercise_panel
+from ui.exercise_panel import exercise_panel
 from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
 
 

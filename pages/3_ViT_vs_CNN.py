@@ -8,31 +8,24 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.cnn import CNNClassifier
-from core.generalization.config import (
-    PRESET_NOTES,
-    PRESETS,
-    SWEEPS,
-    DataConfig,
-    GeneralizationConfig,
-    ModelConfig,
-    TrainConfig,
-)
-from core.generalization.data import distinct_training_images
-from core.generalization.exercises import EXERCISES
-from core.generalization.model_config import POS_EMBEDS
-from core.generalization.models import REGISTRY, spec
-from core.generalization.planning import check_cost
-from core.generalization.results import RunResult, position_grid, summary
-from core.generalization.run import check_sweep_cost, sweep, warm
-from core.generalization.verdict import PREDICTIONS, judge_prediction, verdicts
-from core.lesson_vit import LessonViT
-from core.shapes import make_dataset, make_image, possible_images, valid_centres
-from core.train import train
+from core.data.position_split import DataConfig, distinct_training_images
+from core.data.shapes import make_dataset, make_image, possible_images, valid_centres
+from core.engine.planning import check_cost
+from core.engine.results import RunResult, position_grid, summary
+from core.engine.run import check_sweep_cost, sweep, warm
+from core.engine.run_config import GeneralizationConfig
+from core.engine.train import train
+from core.engine.verdict import PREDICTIONS, judge_prediction, verdicts
+from core.lessons.controls import config_from
+from core.lessons.lesson3_vit_vs_cnn import CONTROLS, EXERCISES, PRESET_NOTES, PRESETS, SWEEPS
+from core.models.cnn import CNNClassifier
+from core.models.lesson_vit import LessonViT
+from core.models.registry import spec
 from ui import charts
 from ui.downloads import results_csv, rows_csv, run_json
-from ui.exercises import exercise_panel
-from ui.probe import look_inside
+from ui.exercise_panel import exercise_panel
+from ui.form_controls import control_grid
+from ui.look_inside import look_inside
 from ui.results_store import result_store
 from ui.training import live_curve_toggle, train_live
 from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
@@ -40,37 +33,14 @@ from ui.widgets import URL, bullets, chart, page_header, sections, share_link, s
 CENTRES = list(valid_centres(16))
 WARM_DELAY = 5.0  # seconds after the page opens: its first draw takes about that long on a 2-core machine
 LESSON = PRESETS["lesson"]
-# The form's controls: session-state key (also the URL's query parameter) -> its value in a config. Each
-# control's default is the lesson's value, so a link names only what differs from the lesson.
-FORM = {
-    "models": lambda c: list(c.models), "n_train": lambda c: c.data.n_train,
-    "train_range": lambda c: c.data.train_range, "n_test": lambda c: c.data.n_test,
-    "test_range": lambda c: c.data.test_range, "patch_size": lambda c: c.model.patch_size,
-    "embed_dim": lambda c: c.model.embed_dim, "num_heads": lambda c: c.model.num_heads,
-    "depth": lambda c: c.model.depth, "pos_embed": lambda c: c.model.pos_embed,
-    "global_pool": lambda c: c.model.global_pool, "stem_channels": lambda c: c.model.stem_channels,
-    "epochs": lambda c: c.train.epochs, "lr": lambda c: c.train.lr, "seeds": lambda c: len(c.train.seeds),
-}
-DEFAULT = {key: get(LESSON) for key, get in FORM.items()}
-
-
-def fill_form(cfg: GeneralizationConfig) -> None:
-    for key, get in FORM.items():
-        st.session_state[key] = get(cfg)
+# The form's controls are declared once, in core (lesson3_vit_vs_cnn.CONTROLS): widget, URL key, config
+# field and command-line flag. Each control's default is the lesson's value, so a link names only what differs.
+DEFAULT = {c.key: c.value(LESSON) for c in CONTROLS}
 
 
 def config_from_form() -> GeneralizationConfig:
     """The form's values as a config: validated and canonical (raises ValueError with the reason)."""
-    s = {key: st.session_state.get(key, default) for key, default in DEFAULT.items()}
-    return GeneralizationConfig(
-        models=tuple(s["models"]),
-        data=DataConfig(n_train=s["n_train"], train_range=tuple(s["train_range"]), n_test=s["n_test"],
-                        test_range=tuple(s["test_range"])),
-        model=ModelConfig(patch_size=s["patch_size"], embed_dim=s["embed_dim"], num_heads=s["num_heads"],
-                          depth=s["depth"], pos_embed=s["pos_embed"], global_pool=s["global_pool"],
-                          stem_channels=s["stem_channels"]),
-        train=TrainConfig(epochs=s["epochs"], lr=s["lr"], seeds=tuple(range(s["seeds"]))),
-    )
+    return config_from(LESSON, CONTROLS, {key: st.session_state.get(key, d) for key, d in DEFAULT.items()})
 
 
 @st.cache_data(show_spinner=False)
@@ -93,8 +63,8 @@ def intro() -> None:
 
 def load_preset(name: str) -> None:
     """Fill the form with a preset (a button's callback: it runs before the page, so the widgets show it)."""
-    for key, get in FORM.items():
-        st.session_state[key] = get(PRESETS[name])
+    for c in CONTROLS:
+        st.session_state[c.key] = c.value(PRESETS[name])
 
 
 def presets() -> None:
@@ -116,34 +86,10 @@ def exercises(store) -> None:
 
 def form() -> tuple[bool, str | None]:
     """The experiment's controls; (submitted, prediction)."""
-    d = DEFAULT
     with st.form("experiment"):
-        st.multiselect("Models to train", list(REGISTRY), d["models"], format_func=charts.label, key="models", bind=URL)
-        c1, c2, c3 = st.columns(3)
-        c1.slider("Training images", 20, 3000, d["n_train"], step=20, key="n_train", bind=URL)
-        c2.slider("Training centres (cx and cy)", CENTRES[0], CENTRES[-1], d["train_range"], key="train_range",
-                  bind=URL)
-        c3.slider("Test centres (unseen: must not overlap the training centres)", CENTRES[0], CENTRES[-1],
-                  d["test_range"], key="test_range", bind=URL)
-        c1.slider("Test images", 20, 600, d["n_test"], step=10, key="n_test", bind=URL)
-        c2.select_slider("Patch size (ViTs, pixels)", [2, 4, 8, 16], d["patch_size"], key="patch_size", bind=URL,
-                         help="2 gives 64 tokens per image. 1 (256 tokens) is left out: 16x the attention of patch "
-                              "size 2, beyond what one click may cost on a shared server")
-        c3.select_slider("Embedding width (ViTs)", [8, 16, 32, 64], d["embed_dim"], key="embed_dim", bind=URL)
-        c1.select_slider("Heads", [1, 2, 4, 8], d["num_heads"], key="num_heads", bind=URL)
-        c2.slider("Layers", 1, 4, d["depth"], key="depth", bind=URL)
-        c3.select_slider("Hybrid stem channels", [2, 4, 8, 16], d["stem_channels"], key="stem_channels", bind=URL)
-        c1.selectbox("Positional encoding (configurable ViT)", POS_EMBEDS, POS_EMBEDS.index(d["pos_embed"]),
-                     key="pos_embed", bind=URL)
-        c2.radio("Pooling (configurable ViT)", ["token", "avg"], ["token", "avg"].index(d["global_pool"]),
-                 key="global_pool", bind=URL, horizontal=True,
-                 format_func={"token": "class token", "avg": "mean of patches"}.get)
-        c3.slider("Epochs (full-batch Adam steps)", 10, 400, d["epochs"], step=10, key="epochs", bind=URL)
-        c1.select_slider("Learning rate", [1e-4, 3e-4, 1e-3, 3e-3, 1e-2], d["lr"], key="lr", bind=URL,
-                         format_func=lambda v: f"{v:g}")
-        c2.slider("Seeds (0, 1, …)", 1, 5, d["seeds"], key="seeds", bind=URL)
-        prediction = c3.radio("Before you run: the ViT at unseen positions will score…", list(PREDICTIONS),
-                              index=None, key="predict")
+        cols, free = control_grid(CONTROLS, DEFAULT)
+        prediction = cols[free].radio("Before you run: the ViT at unseen positions will score…", list(PREDICTIONS),
+                                      index=None, key="predict")
         submitted = st.form_submit_button("Run", type="primary")
     return submitted, prediction
 
@@ -320,12 +266,12 @@ def sweeps(form_cfg: GeneralizationConfig | None) -> None:
                                                + ", ".join(map(str, SWEEPS[k].values)))
     if c2.button("Run sweep", key="sweep_run", disabled=form_cfg is None):
         try:
-            check_sweep_cost(form_cfg, which)
+            check_sweep_cost(form_cfg, SWEEPS[which])
         except ValueError as exc:
             st.error(f"Cannot run this sweep: {exc}")
             return
         bar = st.progress(0.0, text="Starting sweep…")
-        rows = sweep(form_cfg, which, progress=lambda frac, text: bar.progress(frac, text=f"Training {text}…"),
+        rows = sweep(form_cfg, SWEEPS[which], progress=lambda frac, text: bar.progress(frac, text=f"Training {text}…"),
                      on_wait=lambda pos: bar.progress(0.0, text=f"Waiting for the server: {pos} run(s) ahead…"))
         bar.empty()
         if rows is not None:
@@ -345,7 +291,7 @@ def choose_run(store, form_cfg: GeneralizationConfig | None, submitted: bool, pr
     if submitted:
         st.session_state.active = form_cfg
         st.session_state.active_prediction = prediction
-    opened_from_link = "active" not in st.session_state and any(k in st.query_params for k in FORM)
+    opened_from_link = "active" not in st.session_state and any(c.key in st.query_params for c in CONTROLS)
     if "active" not in st.session_state and form_cfg is not None:
         st.session_state.active = form_cfg
     cfg: GeneralizationConfig = st.session_state.get("active", LESSON)
@@ -377,7 +323,7 @@ def main() -> None:
         st.error(f"Cannot run this setting: {exc}")
         form_cfg, submitted = None, False
     if form_cfg is not None and not submitted:
-        # Start the training workers while the visitor reads (each imports torch, ~1.5 s of a core): Run then
+        # Start the training workers while the visitor reads (each imports torch): Run then
         # starts at once. A few seconds late, so they do not slow the page's first draw; idle workers end
         # after VITLAB_IDLE_SECONDS, and any rerun of the page starts them again.
         warm(form_cfg, delay=WARM_DELAY)
@@ -387,7 +333,7 @@ def main() -> None:
     else:
         results_header(cfg, result, st.session_state.get("active_prediction"))
         # The first section holds no chart: a page's first Plotly chart makes the browser load and evaluate Plotly's
-        # 4.7 MB module, the larger part of this page's first draw (README, "What the learner waits for"). The
+        # module, the larger part of this page's first draw (docs/performance.md). The
         # verdict is in the numbers above and the table; the charts are one click away.
         sections("results_view", {
             "Per-seed results": lambda: results_table(cfg, result),

@@ -8,33 +8,34 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.augment import RandomShift
-from core.generalization.config import with_value
-from core.generalization.exercises import REMEDY_EXERCISES
-from core.generalization.models import build, spec
-from core.generalization.planning import check_cost
-from core.generalization.remedies import (
+from core.data.shapes import valid_centres
+from core.engine.planning import check_cost
+from core.engine.results import RunResult, position_grid, summary
+from core.engine.run import check_sweep_cost, sweep, warm
+from core.engine.run_config import with_value
+from core.engine.verdict import Verdict, verdicts
+from core.lessons.lesson4_fixing_the_vit import (
     BENCH,
     CARDS,
     GROUPS,
     POSITIONS_SEEDS,
     POSITIONS_SWEEP,
+    REMEDY_EXERCISES,
     bench,
     positions,
     positions_base,
 )
-from core.generalization.results import RunResult, load_shipped_rows, position_grid, summary
-from core.generalization.run import check_sweep_cost, sweep, warm
-from core.generalization.verdict import Verdict, verdicts
-from core.lsa import diagonal_mask
-from core.rel_pos_bias import RelativePositionBias
-from core.remedy_vit import RemedyViT
-from core.shapes import valid_centres
-from core.spt import ShiftedPatchTokens
+from core.lessons.shipped import load_shipped_rows
+from core.models.registry import build, spec
+from core.models.remedy_vit import RemedyViT
+from core.nn.augment import RandomShift
+from core.nn.lsa import diagonal_mask
+from core.nn.rel_pos_bias import RelativePositionBias
+from core.nn.spt import ShiftedPatchTokens
 from ui import charts
 from ui.downloads import results_csv
-from ui.exercises import exercise_panel
-from ui.probe import look_inside
+from ui.exercise_panel import exercise_panel
+from ui.look_inside import look_inside
 from ui.results_store import result_store
 from ui.training import live_curve_toggle, train_live
 from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source

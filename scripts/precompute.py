@@ -12,9 +12,9 @@ from __future__ import annotations
 import sys
 import time
 
-from core.generalization.remedies import POSITIONS_SWEEP, positions_base
-from core.generalization.results import SHIPPED, SHIPPED_CONFIGS, save_shipped, save_shipped_rows
-from core.generalization.run import run, sweep
+from core.engine.run import run, sweep
+from core.lessons.lesson4_fixing_the_vit import POSITIONS_SWEEP, positions_base
+from core.lessons.shipped import SHIPPED, SHIPPED_CONFIGS, save_shipped, save_shipped_rows
 
 POSITIONS = "remedies-positions"
 

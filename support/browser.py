@@ -19,7 +19,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 
 def _pages() -> dict[str, tuple[str, int]]:
     """URL path -> (title, charts on first view), from the one list of lessons."""
-    from ui.lessons import LESSONS
+    from ui.lesson_list import LESSONS
 
     return {"": ("ViT Lab", 0), **{lesson.url_path: (lesson.title, lesson.min_charts) for lesson in LESSONS}}
 
@@ -84,7 +84,7 @@ def wait_for_charts(page, minimum: int = 1, timeout: float = 60) -> int:
 
 def tree_rss_bytes(pid: int) -> int:
     """Resident memory of a process and all its descendants (the server and its training workers)."""
-    from core.generalization.machine import tree_rss
+    from core.engine.machine import tree_rss
 
     return tree_rss(pid)
 

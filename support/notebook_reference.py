@@ -10,8 +10,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from core.patchify import patchify_unfold
-from core.pos_embed import sincos_1d
+from core.nn.patchify import patchify_unfold
+from core.nn.pos_embed import sincos_1d
 
 
 class NotebookViT(nn.Module):

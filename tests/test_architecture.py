@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from core.generalization.models import REGISTRY
+from core.models.registry import REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
-# core.generalization, bottom to top: a module may import only those before it
-ENGINE = ["machine", "model_config", "models", "config", "remedies", "data", "planning", "worker", "pool", "results", "verdict", "probe", "store",
-          "run", "exercises"]
+# core's packages, bottom to top: a package imports only itself and those before it
+LAYERS = ["nn", "data", "models", "engine", "inspect", "lessons"]
+# core.engine, bottom to top: a module imports only the engine's modules before it
+ENGINE = ["machine", "fingerprint", "train", "run_config", "planning", "worker", "pool", "results", "verdict", "store",
+          "run"]
 
 
 def imports(path: Path) -> set[str]:
@@ -40,19 +42,38 @@ def test_core_never_imports_streamlit_or_the_ui(name):
     assert not bad, f"{name} imports {bad}"
 
 
+def test_core_is_its_layers_and_the_command_line():
+    top = {p.name for p in (ROOT / "core").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert top == set(LAYERS), top
+    assert {p.name for p in (ROOT / "core").glob("*.py")} == {"__init__.py", "__main__.py", "cli.py"}
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_packages_import_only_the_layers_below(layer):
+    allowed = {f"core.{lower}" for lower in LAYERS[:LAYERS.index(layer) + 1]}
+    for name, path in CORE.items():
+        if name.startswith(f"core.{layer}."):
+            above = {m for m in imports(path) if m.startswith("core.") and ".".join(m.split(".")[:2]) not in allowed}
+            assert not above, f"{name} imports {above}, which are not below it"
+
+
 def test_engine_imports_only_go_down():
     for i, layer in enumerate(ENGINE):
-        allowed = {f"core.generalization.{lower}" for lower in ENGINE[:i]}
-        engine_imports = {m for m in imports(CORE[f"core.generalization.{layer}"]) if m.startswith("core.generalization")}
+        allowed = {f"core.engine.{lower}" for lower in ENGINE[:i]}
+        engine_imports = {m for m in imports(CORE[f"core.engine.{layer}"]) if m.startswith("core.engine.")}
         above = {m for m in engine_imports if not any(m == a or m.startswith(a + ".") for a in allowed)}
-        assert not above, f"core.generalization.{layer} imports {above}, which are not below it"
-    assert set(ENGINE) | {"__init__"} == {p.stem for p in (ROOT / "core" / "generalization").glob("*.py")}
+        assert not above, f"core.engine.{layer} imports {above}, which are not below it"
+    assert set(ENGINE) | {"__init__"} == {p.stem for p in (ROOT / "core" / "engine").glob("*.py")}
 
 
-def test_concept_modules_do_not_import_the_engine():
-    for name, path in CORE.items():
-        if not name.startswith(("core.generalization", "core.cli", "core.__main__")):
-            assert not [m for m in imports(path) if m.startswith("core.generalization")], name
+def test_no_two_modules_share_a_name():
+    """A name says its layer: grep, tracebacks and a newcomer's search each find one file."""
+    stems: dict[str, list[str]] = {}
+    for d in ("core", "ui", "pages", "benchmarks", "scripts", "support"):
+        for path in (ROOT / d).rglob("*"):
+            if path.suffix == ".py" and path.stem not in ("__init__", "__main__") or path.is_dir() and path.name != "__pycache__":
+                stems.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
+    assert not {s: ps for s, ps in stems.items() if len(ps) > 1}
 
 
 def test_no_import_cycle_in_core():
@@ -82,7 +103,7 @@ def test_model_names_are_compared_only_in_the_registry():
     names = "|".join(re.escape(n) for n in REGISTRY)
     compare = re.compile(rf"""(==|!=|\bin)\s*\(?\s*["']({names})["']|["']({names})["']\s*(==|!=)""")
     files = [p for d in ("core", "ui", "pages") for p in (ROOT / d).rglob("*.py")] + [ROOT / "app.py"]
-    offenders = [f"{p.relative_to(ROOT)}: {line.strip()}" for p in files if p.name != "models.py"
+    offenders = [f"{p.relative_to(ROOT)}: {line.strip()}" for p in files if p.name != "registry.py"
                  for line in p.read_text().splitlines() if compare.search(line)]
     assert not offenders, offenders
 

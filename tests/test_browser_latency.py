@@ -18,7 +18,7 @@ import sys
 import pytest
 
 from support.browser import PAGES, ROOT
-from ui.lessons import LESSONS
+from ui.lesson_list import LESSONS
 
 pytestmark = [pytest.mark.bench, pytest.mark.skipif(os.environ.get("VITLAB_BENCH") != "1",
                                                     reason="the browser benchmark runs only with VITLAB_BENCH=1")]

@@ -3,7 +3,7 @@ import os
 import subprocess
 import sys
 
-from core.generalization import machine
+from core.engine import machine
 from tests.conftest import ROOT
 
 
@@ -62,15 +62,15 @@ def test_the_whole_process_starts_workers_early_trains_beside_them_and_leaves_no
     script = """
 import json, os, sys
 from core import cli
-from core.generalization.machine import children
-from core.generalization import worker
+from core.engine.machine import children
+from core.engine import worker
 start, started = worker.start_worker_process, []
 worker.start_worker_process = lambda preload: started.append(start(preload)) or started[-1]
 bad = cli.main(["generalization", "--lr", "nan"], process=True)
 print(json.dumps({"bad": bad, "started": len(started), "left": len(children(os.getpid()))}), flush=True)
 started.clear()
 cli.main(["generalization", "--preset", "tiny", "--epochs", "5", "--json"], process=True)
-from core.generalization.pool import server_pool, shutdown_server_pool
+from core.engine.pool import server_pool, shutdown_server_pool
 adopted = {w.proc.pid for w in server_pool().idle} & {p.pid for p in started}
 shutdown_server_pool()
 print(json.dumps({"started": len(started), "adopted": len(adopted), "left": len(children(os.getpid()))}))

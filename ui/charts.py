@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.generalization.models import spec
+from core.models.registry import spec
 
 HEAT = "RdBu_r"
 
@@ -60,7 +60,7 @@ def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | N
                       y0=r * patch_size - 0.5, y1=(r + 1) * patch_size - 0.5, line=dict(color="#ef4444", width=3))
     if gh * gw <= 256:
         # The numbers as one text trace on dark squares, not as layout annotations: Plotly lays out every
-        # annotation on its own, which made this figure draw ~1.5x slower (measured in the browser)
+        # annotation on its own, which makes the figure slow to draw (benchmarks/browser_latency.py)
         text = [str(labels[i] if labels is not None else i) for i in range(gh * gw)]
         font = 14 if gh * gw <= 16 else 10 if gh * gw <= 64 else 7
         centre = (patch_size - 1) / 2
@@ -426,9 +426,8 @@ def patch_row_figure(row: np.ndarray, title: str, channels: int, patch_size: int
 
 
 # Streamlit's chart theme turns on Plotly's ``automargin`` for every axis: Plotly then lays out and draws
-# each chart, measures its tick labels and draws it again with margins that fit them. That second pass was
-# a large share of a control change's wait on the symmetry page (measured: README, "What the learner waits
-# for"), so the margins are set here, from the labels the figure will draw. An axis whose labels may be turned on
+# each chart, measures its tick labels and draws it again with margins that fit them. That second pass is
+# a large share of a control change's wait on the symmetry page (docs/performance.md), so the margins are set here, from the labels the figure will draw. An axis whose labels may be turned on
 # their side (many long categories along x) keeps automargin: their height cannot be known here.
 CHAR_PX = 7  # an average character of the theme's 12 px axis font, with a little room
 LINE_PX = 20  # one line of axis text

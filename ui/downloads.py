@@ -1,8 +1,7 @@
 """What the result pages offer to download, as text. The pages hand these to ``st.download_button`` as
 callables, so a file is built when a learner clicks, not on every run of the page: building the run's JSON
-and CSV took a large share of the ViT-vs-CNN page's own script time on every visit and every probe move
-(found with py-spy; measured in README, "What the learner waits for"), and each run stored both files in
-the server's memory."""
+and CSV on every run of the page (every probe move included) is a large share of the page's own script
+time (docs/performance.md), and would keep both files in the server's memory."""
 
 from __future__ import annotations
 
@@ -11,8 +10,8 @@ from dataclasses import asdict
 
 import pandas as pd
 
-from core.generalization.results import RunResult, summary
-from core.generalization.verdict import verdicts
+from core.engine.results import RunResult, summary
+from core.engine.verdict import verdicts
 
 
 def results_csv(result: RunResult, link: str) -> str:

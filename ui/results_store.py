@@ -1,11 +1,11 @@
-"""The per-process result store (``core.generalization.store``), made once per server."""
+"""The per-process result store (``core.engine.store``), made once per server."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from core.generalization.results import load_fresh_shipped
-from core.generalization.store import ResultStore
+from core.engine.store import ResultStore
+from core.lessons.shipped import load_fresh_shipped
 
 
 @st.cache_resource

@@ -7,9 +7,9 @@ import time
 
 import streamlit as st
 
-from core.generalization.config import GeneralizationConfig
-from core.generalization.results import RunResult
-from core.generalization.run import run
+from core.engine.results import RunResult
+from core.engine.run import run
+from core.engine.run_config import GeneralizationConfig
 from ui import charts
 from ui.widgets import URL
 
@@ -71,7 +71,7 @@ def train_live(cfg: GeneralizationConfig, curve: bool = True) -> RunResult:
             live.plotly_chart(charts.fixed_margins(charts.curves_figure(curves, "test_acc", "Test accuracy at unseen "
                                                                         "positions, live")), width="stretch")
 
-    # LIVE_POINTS per curve: each a pass over the distinct test images (core/train.py), cheap since they are few
+    # LIVE_POINTS per curve: each a pass over the distinct test images (core/engine/train.py), cheap since they are few
     eval_every = max(1, cfg.train.epochs // LIVE_POINTS) if curve else 0
     result = run(cfg, progress, eval_every=eval_every, on_wait=on_wait)
     bar.empty()

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui import charts
-from ui.lessons import LESSONS
+from ui.lesson_list import LESSONS
 
 # Every control that sets an experiment is bound to the URL: the key is the query parameter, values equal
 # to the widget's default are left out. Exercise answers and predictions are not: a shared link should not
@@ -26,7 +26,7 @@ PLOTLY_CONFIG = {"displaylogo": False}
 
 def show_source(*objects, label: str = "Show the code that ran (from `core`, read live with `inspect`)") -> None:
     """Show the real source of what the page just ran: never a pasted copy that could drift. Drawn only when
-    asked for: highlighting it cost the browser about 0.4 s of every page's first draw (measured)."""
+    asked for: highlighting it is a visible part of a page's first draw (benchmarks/browser_latency.py)."""
     if st.toggle(label, key="show_code", bind=URL):
         for obj in objects:
             module = inspect.getmodule(obj)
@@ -61,10 +61,10 @@ PRELOAD_JS = """<script>
 
 def preload_plotly(quiet_ms: int = 700) -> None:
     """Have the browser load Plotly's module while the learner reads, not when a chart first needs it.
-    Streamlit loads its 4.7 MB Plotly chunk at a page's first chart: a large part of a lesson page's first
-    draw on 2 cores, and on a page that opens without a chart (ViT vs CNN's results, lesson 4) it used to load
-    when the live curve first appeared, on the cores the training uses. Loaded once the page has been still
-    for ``quiet_ms`` (README: "What the learner waits for"), it costs neither; in a browser tab it stays
+    Streamlit loads its Plotly chunk (megabytes) at a page's first chart: a large part of a lesson page's
+    first draw, and on a page that opens without a chart (ViT vs CNN's results, lesson 4) it would load when
+    the live curve first appears, on the cores the training uses. Loaded once the page has been still for
+    ``quiet_ms`` (docs/performance.md), it costs neither; in a browser tab it stays
     loaded across pages, so the home page prepares every lesson's charts. Does nothing if this Streamlit
     has no such chunk (its first chart then loads it, as before)."""
     chunk = plotly_module()
@@ -120,8 +120,8 @@ def share_link(where=None) -> str:
     """The address of this page with its current settings, in a "Link to these settings" popover with a
     copy button, and returned (the downloads carry it). Built from the URL's query parameters, which the
     bound widgets keep up to date (so the address bar holds the same link). In a popover because its box
-    loads the browser's code highlighter, about 0.3 s of every page's first draw here, and a popover draws
-    its content only when opened (measured: benchmarks/browser_latency.py)."""
+    loads the browser's code highlighter, a visible part of a page's first draw, and a popover draws its
+    content only when opened (benchmarks/browser_latency.py)."""
     params = urlencode([(k, v) for k in st.query_params for v in st.query_params.get_all(k)])
     link = (st.context.url or "") + (f"?{params}" if params else "")
     where = where or st.sidebar

@@ -1,0 +1,92 @@
+"""The experiment's images: training and test sets drawn as the lesson draws them, and the grid of
+every position behind the generalization map."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from core.data.shapes import all_positions, check_range, make_dataset, max_distinct, valid_centres
+
+MAX_IMAGES = 100_000
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    n_train: int = 300
+    train_range: tuple[int, int] = (5, 10)  # inclusive centres (cx and cy): the lesson's rng.integers(5, 11)
+    n_test: int = 150
+    test_range: tuple[int, int] = (3, 4)  # inclusive: never seen in training
+    img_size: int = 16
+    data_seed: int = 1
+
+    def __post_init__(self) -> None:
+        for name in ("n_train", "n_test"):
+            n = getattr(self, name)
+            if not 1 <= n <= MAX_IMAGES:
+                raise ValueError(f"{name} must be in 1..{MAX_IMAGES}, got {n}")
+        if not 8 <= self.img_size <= 64:
+            raise ValueError(f"img_size must be in 8..64, got {self.img_size}")
+        if not 0 <= self.data_seed < 2**32:
+            raise ValueError(f"data_seed must be in 0..2**32-1, got {self.data_seed}")
+        object.__setattr__(self, "train_range", tuple(self.train_range))
+        object.__setattr__(self, "test_range", tuple(self.test_range))
+        check_range(self.train_range, self.img_size, "training position range")
+        check_range(self.test_range, self.img_size, "test position range")
+        # The lesson is about positions never seen in training: a shared centre would make part of the
+        # test "seen" while every label on the page calls it unseen, so overlapping ranges are refused.
+        (a, b), (c, d) = self.train_range, self.test_range
+        if max(a, c) <= min(b, d):
+            lo, hi = valid_centres(self.img_size)[0], valid_centres(self.img_size)[-1]
+            free = [f"{x}..{y}" for x, y in ((lo, a - 1), (b + 1, hi)) if x <= y]
+            raise ValueError(f"test centres {c}..{d} overlap training centres {a}..{b}: the test must be at unseen "
+                             "positions, " + (f"within {' or '.join(free)}" if free else
+                                              f"so leave some of {lo}..{hi} out of the training range"))
+
+
+
+
+@dataclass(frozen=True)
+class Data:
+    Xtr: torch.Tensor  # (n_train, 1, H, W)
+    ytr: torch.Tensor  # (n_train,): 0 plus, 1 circle
+    Xte: torch.Tensor  # (n_test, 1, H, W)
+    yte: torch.Tensor
+    test_centres: np.ndarray  # (n_test, 2): (cx, cy)
+    grid_X: torch.Tensor  # both shapes at every centre that fits
+    grid_y: torch.Tensor
+    grid_centres: np.ndarray
+
+
+def make_data(d: DataConfig) -> Data:
+    """One generator for both sets, training first: with data_seed 1 these are the lesson's images."""
+    rng = np.random.default_rng(d.data_seed)
+    tr = make_dataset(rng, d.n_train, d.train_range, d.img_size)
+    te = make_dataset(rng, d.n_test, d.test_range, d.img_size)
+    grid = all_positions(d.img_size)
+
+    def t(a: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(a)
+
+    return Data(t(tr.images).unsqueeze(1), t(tr.labels), t(te.images).unsqueeze(1), t(te.labels), te.centres,
+                t(grid.images).unsqueeze(1), t(grid.labels), grid.centres)
+
+
+def distinct(X: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The distinct (image, label) pairs of a training set, and how many times each occurs."""
+    key = torch.cat([X.flatten(1), y[:, None].to(X.dtype)], dim=1)  # (n, C*H*W + 1): image and label
+    rows, counts = torch.unique(key, dim=0, return_counts=True)  # (u, C*H*W + 1), (u,)
+    return rows[:, :-1].reshape(-1, *X.shape[1:]), rows[:, -1].to(y.dtype), counts  # (u, C, H, W), (u,), (u,)
+
+
+def distinct_training_images(d: DataConfig) -> int:
+    """How many distinct images the training set holds: what each training step actually computes."""
+    data = make_data(d)
+    return len(distinct(data.Xtr, data.ytr)[0])
+
+
+def max_distinct_training_images(d: DataConfig) -> int:
+    """An upper bound on ``distinct_training_images`` without drawing the data (for planning)."""
+    return max_distinct(d.n_train, d.train_range)

@@ -1,0 +1,53 @@
+"""The server's store of finished runs: a config already run shows instantly, for every visitor.
+
+Bounded in entries and bytes (least recently used out), so a class of thirty trying settings cannot
+grow the server without limit; the presets' shipped results are pinned and never evicted. Only
+complete runs are stored, so an interrupted run leaves nothing behind. Thread-safe: sessions share it.
+"""
+
+from __future__ import annotations
+
+import pickle
+import threading
+from collections import OrderedDict
+
+from core.engine.results import RunResult
+from core.engine.run_config import GeneralizationConfig
+
+
+class ResultStore:
+    def __init__(self, pinned: dict[GeneralizationConfig, RunResult] | None = None, max_entries: int = 64,
+                 max_bytes: int = 64 * 2**20):
+        self.max_entries, self.max_bytes = max_entries, max_bytes
+        self._pinned = dict(pinned or {})
+        self._lru: OrderedDict[GeneralizationConfig, tuple[RunResult, int]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, cfg: GeneralizationConfig) -> RunResult | None:
+        with self._lock:
+            if cfg in self._pinned:
+                return self._pinned[cfg]
+            if cfg in self._lru:
+                self._lru.move_to_end(cfg)
+                return self._lru[cfg][0]
+            return None
+
+    def put(self, cfg: GeneralizationConfig, result: RunResult) -> None:
+        if not result.complete or cfg in self._pinned:
+            return
+        size = len(pickle.dumps(result))
+        with self._lock:
+            if cfg in self._lru:
+                self._bytes -= self._lru.pop(cfg)[1]
+            self._lru[cfg] = (result, size)
+            self._bytes += size
+            while self._lru and (len(self._lru) > self.max_entries or self._bytes > self.max_bytes):
+                self._bytes -= self._lru.popitem(last=False)[1][1]
+
+    def __len__(self) -> int:
+        return len(self._pinned) + len(self._lru)
+
+    @property
+    def nbytes(self) -> int:
+        return self._bytes

@@ -1,0 +1,163 @@
+"""Look inside the trained models of a run: one image through one (model, seed), its attention, how far
+attention reaches, the position table and what shuffling it costs. The run keeps every trained model's
+weights (``RunResult.weights``), so nothing is trained here: a model is rebuilt and its weights loaded.
+
+Transformers (the registry's ``transformer`` models) answer with their attention; the others (the CNNs)
+with their last feature maps and where each channel's strongest response is.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from core.data.position_split import make_data
+from core.data.shapes import SHAPES, check_centre, make_image
+from core.engine.results import RunResult
+from core.engine.train import accuracy, predict
+from core.inspect.attention_maps import attention_distance, attention_rollout, similarity_grid
+from core.models.registry import build, spec
+from core.nn import seeded
+
+
+def trained_model(result: RunResult, name: str, seed: int) -> nn.Module:
+    """The (name, seed) model of ``result`` with its trained weights, in evaluation mode."""
+    key = f"{name}/{seed}"
+    if key not in result.weights:
+        have = sorted(result.weights) or "none (a run from before weights were kept: re-run it)"
+        raise ValueError(f"no trained weights for {key}; this run has {have}")
+    cfg = result.config
+    model = build(name, cfg.model, cfg.data.img_size, seed)
+    model.load_state_dict(torch.load(io.BytesIO(result.weights[key]), weights_only=True))
+    return model.eval()
+
+
+def untrained_model(result: RunResult, name: str, seed: int) -> nn.Module:
+    """The same model as it started: built under the same seed, before any training."""
+    return build(name, result.config.model, result.config.data.img_size, seed).eval()
+
+
+@dataclass
+class Probe:
+    model: str
+    seed: int
+    shape: str
+    cx: int
+    cy: int
+    image: np.ndarray  # (H, W)
+    p_circle: dict[str, float]  # every model of the run at this seed: its probability of "circle"
+    # transformers: per layer, (heads, G, G) attention from the class token to each patch (without a class
+    # token: the attention each patch receives, averaged over the queries); the rollout's map; distances
+    attention: list[np.ndarray] = field(default_factory=list)
+    rollout: np.ndarray | None = None  # (G, G)
+    distance: list[np.ndarray] = field(default_factory=list)  # per layer, (heads,) pixels, for this image
+    # CNNs: (channels, h, w) last feature maps and, per channel, where its maximum is (row, col) in pixels
+    features: np.ndarray | None = None
+    peaks: list[tuple[int, int]] = field(default_factory=list)
+
+    def p_right(self, model: str) -> float:
+        """The probability ``model`` gives the right answer for this image."""
+        p = self.p_circle[model]
+        return p if self.shape == "circle" else 1 - p
+
+    @property
+    def p_true(self) -> float:
+        """The probability the probed model gives the right answer."""
+        return self.p_right(self.model)
+
+
+def _attention(model: nn.Module, x: torch.Tensor) -> tuple[list[torch.Tensor], torch.Tensor]:
+    attentions: list[torch.Tensor] = []
+    with torch.no_grad():
+        logits = model(x, attentions=attentions)
+    return attentions, logits
+
+
+def _patch_map(weights: torch.Tensor, class_token: bool, G: int) -> np.ndarray:
+    """(H, T, T) one image's weights -> (H, G, G): what the class token reads from each patch, or without a
+    class token, the attention each patch receives on average."""
+    row = weights[:, 0, 1:] if class_token else weights.mean(dim=1)  # (H, N)
+    return row.reshape(-1, G, G).numpy()
+
+
+def probe(result: RunResult, name: str, seed: int, shape: str, cx: int, cy: int) -> Probe:
+    """One image (``shape`` at centre (cx, cy)) through every model of the run at ``seed``, and a look inside
+    ``name``."""
+    if shape not in SHAPES:
+        raise ValueError(f"shape must be one of {SHAPES}, got {shape!r}")
+    check_centre(cx, cy, result.config.data.img_size)
+    image = make_image(shape, cx, cy, result.config.data.img_size)
+    x = torch.from_numpy(image)[None, None]  # (1, 1, H, W)
+    models = {m: trained_model(result, m, seed) for m in result.config.models if f"{m}/{seed}" in result.weights}
+    model = models[name] if name in models else trained_model(result, name, seed)  # the latter says what is missing
+    p = {m: float(torch.sigmoid(predict(net, x))[0]) for m, net in models.items()}
+    out = Probe(name, seed, shape, cx, cy, image, p)
+    if spec(name).transformer:
+        attentions, _ = _attention(model, x)
+        G = model.grid_size
+        out.attention = [_patch_map(w[0], model.class_token, G) for w in attentions]
+        roll = attention_rollout([w[0] for w in attentions])  # (T, T)
+        out.rollout = (roll[0, 1:] if model.class_token else roll.mean(dim=0)).reshape(G, G).numpy()
+        out.distance = [attention_distance(w[0], G, model.patch_size, model.class_token).numpy() for w in attentions]
+    else:
+        with torch.no_grad():
+            fmap = model.feature_maps(x)[0]  # (C, h, w)
+        scale = x.shape[-1] // fmap.shape[-1]
+        flat = fmap.flatten(1).argmax(dim=1)  # (C,)
+        out.features = fmap.numpy()
+        out.peaks = [(int(i) // fmap.shape[-1] * scale, int(i) % fmap.shape[-1] * scale) for i in flat]
+    return out
+
+
+def seen_centre(result: RunResult, cx: int, cy: int) -> tuple[int, int]:
+    """The training centre nearest to (cx, cy): where the same shape was seen in training."""
+    lo, hi = result.config.data.train_range
+    return int(np.clip(cx, lo, hi)), int(np.clip(cy, lo, hi))
+
+
+def mean_distances(model: nn.Module, images: torch.Tensor) -> np.ndarray:
+    """(layers, heads) mean attention distance in pixels over ``images``."""
+    attentions, _ = _attention(model, images)
+    per = [torch.stack([attention_distance(w[b], model.grid_size, model.patch_size, model.class_token)
+                        for b in range(len(images))]).mean(dim=0) for w in attentions]  # each (H,)
+    return torch.stack(per).numpy()
+
+
+def distances(result: RunResult, name: str, seed: int, images: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """(untrained, trained): (layers, heads) mean attention distance over the first ``images`` test images."""
+    X = make_data(result.config.data).Xte[:images]
+    return mean_distances(untrained_model(result, name, seed), X), mean_distances(trained_model(result, name, seed), X)
+
+
+def position_similarity(model: nn.Module) -> np.ndarray | None:
+    """(N, N) cosine similarity of the patches' position embeddings, or None for a model without a table."""
+    table = getattr(model, "patch_position_table", lambda: None)()
+    return None if table is None else similarity_grid(table.detach()).numpy()
+
+
+@dataclass(frozen=True)
+class ShuffleEffect:
+    test_before: float
+    test_after: float
+    train_before: float
+    train_after: float
+
+
+def shuffle_positions(result: RunResult, name: str, seed: int, shuffle_seed: int = 0) -> ShuffleEffect | None:
+    """Accuracy of the trained model before and after its patches' position rows are shuffled (a seeded
+    permutation): what the model relied on the table for. None for a model without a table."""
+    data = make_data(result.config.data)
+    model = trained_model(result, name, seed)
+    table = getattr(model, "patch_position_table", lambda: None)()
+    if table is None:
+        return None
+    before = accuracy(predict(model, data.Xte), data.yte), accuracy(predict(model, data.Xtr), data.ytr)
+    perm = torch.randperm(len(table), generator=seeded.generator(shuffle_seed))
+    with torch.no_grad():
+        table.copy_(table[perm].clone())
+    after = accuracy(predict(model, data.Xte), data.yte), accuracy(predict(model, data.Xtr), data.ytr)
+    return ShuffleEffect(before[0], after[0], before[1], after[1])

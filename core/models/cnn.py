@@ -1,0 +1,60 @@
+"""The lesson's CNN: two 5x5 conv layers, then a global max pool; and the variants that show why.
+
+The global max pool is what makes it translation-invariant: the same filters run at every position
+and only the strongest response anywhere survives, so a shape moved to an unseen place gives the
+same pooled features as long as it stays inside the image. Lesson 4 changes exactly that:
+``head="avg"`` (global average pool), ``head="flatten"`` (every position's features into one linear
+layer: the head now knows *where* a feature fired), and ``padding="circular"`` (zero padding lets
+filters at the border tell where the border is; circular padding has no border, Kayhan & van Gemert 2020).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+import torch
+import torch.nn as nn
+
+from core.nn import seeded
+
+CNNHead = Literal["max", "avg", "flatten"]
+CNNPadding = Literal["zeros", "circular"]
+
+
+class CNNClassifier(nn.Module):
+    """conv 5x5 (8) → ReLU → max pool 2 → conv 5x5 (16) → ReLU → global max pool → one logit.
+
+    Layers are created in the lesson's order from ``generator``, so a generator seeded with ``s`` gives
+    the weights ``torch.manual_seed(s)`` gives the lesson's model. ``nhwc`` runs the convolutions in
+    channels-last memory layout (faster with oneDNN on CPU; same weights).
+    """
+
+    def __init__(self, in_chans: int = 1, *, generator: torch.Generator, nhwc: bool = False, head: CNNHead = "max",
+                 padding: CNNPadding = "zeros", img_size: int = 16):
+        super().__init__()
+        if head not in get_args(CNNHead) or padding not in get_args(CNNPadding):
+            raise ValueError(f"head must be one of {get_args(CNNHead)} and padding one of {get_args(CNNPadding)}, "
+                             f"got head={head!r}, padding={padding!r}")
+        g = generator
+        self.nhwc = nhwc
+        conv1, conv2 = seeded.conv2d(in_chans, 8, 5, g, padding=2), seeded.conv2d(8, 16, 5, g, padding=2)
+        for conv in (conv1, conv2):
+            conv.padding_mode = padding
+        pool = {"max": nn.AdaptiveMaxPool2d(1), "avg": nn.AdaptiveAvgPool2d(1), "flatten": nn.Identity()}[head]
+        self.conv = nn.Sequential(conv1, nn.ReLU(), nn.MaxPool2d(2), conv2, nn.ReLU(), pool)
+        # the flatten head sees every position of the (16, H/2, W/2) map
+        self.fc = seeded.linear(16 * (img_size // 2) ** 2 if head == "flatten" else 16, 1, g)
+        if nhwc:
+            self.conv.to(memory_format=torch.channels_last)
+
+    def feature_maps(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, 16, H/2, W/2): the last convolution's responses, before the head pools (or flattens) them."""
+        if self.nhwc:
+            x = x.contiguous(memory_format=torch.channels_last)
+        return self.conv[:-1](x)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        B, C, H, W = x.shape
+        features = self.conv[-1](self.feature_maps(x)).flatten(1)  # (B, 16): each channel's strongest response
+        # anywhere (max head), its mean (avg head), or every position's (flatten head: (B, 16 * H/2 * W/2))
+        return self.fc(features).squeeze(-1)  # (B,)

@@ -1,0 +1,152 @@
+"""The model registry: every model the experiment can train, by name, with what the rest needs to know.
+
+A model is registered once here (label, colour, builder, cost estimates, which settings it reads);
+configs, planning, charts and pages look it up instead of comparing names. Adding a model = one
+``register(ModelSpec(...))`` call (and, for a new architecture, its module beside ``core/models/cnn.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+
+from core.models.cnn import CNNClassifier
+from core.models.lesson_vit import LessonViT
+from core.models.model_config import ModelConfig
+from core.models.seed_vit import ViT, ViTConfig
+from core.nn import seeded
+from core.nn.patchify import check_patch_size
+from core.nn.pos_embed import check_sincos2d
+
+IN_CHANS = 1  # the lesson's images are grey
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str
+    label: str
+    color: str  # one colour per model on every chart
+    transformer: bool
+    uses: tuple[str, ...]  # the ModelConfig fields this model reads (the others do not change its run)
+    build: Callable[[ModelConfig, int, torch.Generator], nn.Module]  # (settings, img_size, generator)
+    activation_bytes: Callable[[ModelConfig, int], int]  # one image in a training step, roughly
+    safety: float  # measured step memory / activation_bytes, rounded up: keeps the estimate an upper bound
+    flops: Callable[[ModelConfig, int], float]  # one image, forward and backward
+    check: Callable[[ModelConfig, int], None] = lambda m, size: None  # extra validation, one-line ValueError
+
+
+REGISTRY: dict[str, ModelSpec] = {}
+
+
+def register(spec: ModelSpec) -> ModelSpec:
+    if spec.name in REGISTRY:
+        raise ValueError(f"model {spec.name!r} is already registered")
+    REGISTRY[spec.name] = spec
+    return spec
+
+
+def spec(name: str) -> ModelSpec:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown model {name!r}; choose from {list(REGISTRY)}") from None
+
+
+def build(name: str, m: ModelConfig, img_size: int, seed: int) -> nn.Module:
+    """The model ``name`` with the weights the lesson's ``torch.manual_seed(seed)`` + constructor give,
+    drawn from a generator of this build's own (``core.nn.seeded``): safe beside other threads."""
+    return spec(name).build(m, img_size, seeded.generator(seed))
+
+
+# ---------------------------------------------------------------- cost estimates
+def transformer_activation(m: ModelConfig, size: int, stem: int = 0) -> int:
+    T = m.num_tokens(size)
+    per_layer = 3 * m.num_heads * T * T + 12 * T * m.embed_dim  # scores, weights, grads; q, k, v, MLP, norms
+    return (m.depth * per_layer + size**2 * stem * 3) * 4
+
+
+def transformer_flops(m: ModelConfig, size: int, stem: int = 0) -> float:
+    T, D, P = m.num_tokens(size), m.embed_dim, m.patch_size
+    channels = stem or IN_CHANS
+    embed = 2 * (T - 1) * channels * P * P * D
+    per_layer = 16 * T * D * D + 4 * T * T * D  # q, k, v, out and the 2D-wide MLP; scores and weighted sum
+    stem_flops = 2 * size * size * IN_CHANS * stem * 9
+    return 3.0 * (embed + m.depth * per_layer + stem_flops)  # backward ~ 2x forward
+
+
+def cnn_flops(m: ModelConfig, size: int) -> float:
+    return 3.0 * 2 * 25 * (size * size * IN_CHANS * 8 + (size // 2) ** 2 * 8 * 16)
+
+
+def cnn_activation(m: ModelConfig, size: int) -> int:
+    return size**2 * (8 * 4 + 16 * 2) * 4
+
+
+def check_patch(m: ModelConfig, size: int) -> None:
+    check_patch_size(m.patch_size, size)
+
+
+def _check_configurable_vit(m: ModelConfig, size: int) -> None:
+    check_patch(m, size)
+    if m.pos_embed == "sincos2d":
+        check_sincos2d(m.embed_dim)
+
+
+class _SqueezeLogit(nn.Module):
+    """The configurable ViT answering as the lesson's models do: (B, 1) logits -> (B,), attention weights
+    appended to ``attentions`` when given, and what the probe reads (grid, patch size, class token, table)."""
+
+    def __init__(self, inner: ViT):
+        super().__init__()
+        self.inner = inner
+        self.grid_size, self.patch_size = inner.cfg.grid_size, inner.cfg.patch_size
+        self.class_token = inner.cfg.class_token
+
+    def patch_position_table(self) -> torch.Tensor | None:
+        table = self.inner.pos_embed
+        return None if table is None else table[0, int(self.class_token):]  # (N, D) view
+
+    def forward(self, x: torch.Tensor, attentions: list | None = None) -> torch.Tensor:
+        if attentions is None:
+            return self.inner(x).squeeze(-1)
+        logits, weights = self.inner(x, return_attention=True)
+        attentions.extend(weights)
+        return logits.squeeze(-1)
+
+
+def _lesson_vit(m: ModelConfig, size: int, g: torch.Generator, stem: int = 0) -> nn.Module:
+    return LessonViT(size, m.patch_size, IN_CHANS, m.embed_dim, m.num_heads, m.depth, stem_channels=stem,
+                     attn_impl=m.attn_impl, generator=g)
+
+
+def _configurable_vit(m: ModelConfig, size: int, g: torch.Generator) -> nn.Module:
+    cfg = ViTConfig(img_size=size, in_chans=IN_CHANS, patch_size=m.patch_size, embed_dim=m.embed_dim, depth=m.depth,
+                    num_heads=m.num_heads, mlp_ratio=2.0, num_classes=1, pos_embed=m.pos_embed,
+                    class_token=m.global_pool == "token", global_pool=m.global_pool)
+    return _SqueezeLogit(ViT(cfg, generator=g))
+
+
+VIT_FIELDS = ("patch_size", "embed_dim", "num_heads", "depth", "attn_impl")
+
+register(ModelSpec(
+    name="vit", label="ViT (lesson)", color="#d55e00", transformer=True, uses=VIT_FIELDS,
+    build=_lesson_vit, activation_bytes=transformer_activation, safety=1.4, flops=transformer_flops,
+    check=check_patch))
+register(ModelSpec(
+    name="cnn", label="CNN", color="#0072b2", transformer=False, uses=(),
+    build=lambda m, size, g: CNNClassifier(IN_CHANS, generator=g, nhwc=True),
+    activation_bytes=cnn_activation, safety=1.0, flops=cnn_flops))
+register(ModelSpec(
+    name="hybrid", label="Hybrid (CNN stem + ViT)", color="#e69f00", transformer=True,
+    uses=VIT_FIELDS + ("stem_channels",),
+    build=lambda m, size, g: _lesson_vit(m, size, g, stem=m.stem_channels),
+    activation_bytes=lambda m, size: transformer_activation(m, size, m.stem_channels), safety=1.4,
+    flops=lambda m, size: transformer_flops(m, size, m.stem_channels), check=check_patch))
+register(ModelSpec(
+    name="vit-config", label="ViT (configurable)", color="#009e73", transformer=True,
+    uses=("patch_size", "embed_dim", "num_heads", "depth", "pos_embed", "global_pool"),
+    build=_configurable_vit, activation_bytes=transformer_activation, safety=1.9, flops=transformer_flops,
+    check=_check_configurable_vit))

@@ -1,0 +1,89 @@
+"""Looking inside a run's trained models: rebuilt from the weights the run kept, nothing retrained."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from core.data.shapes import make_image
+from core.engine.run import run
+from core.inspect.trained_model import (
+    distances,
+    position_similarity,
+    probe,
+    seen_centre,
+    shuffle_positions,
+    trained_model,
+)
+from core.lessons.lesson4_fixing_the_vit import bench
+
+
+@pytest.fixture(scope="module")
+def result():
+    cfg = bench(("vit", "cnn", "vit-nopos-avg"), 1)
+    return run(replace(cfg, train=replace(cfg.train, epochs=20)), workers=0)
+
+
+def test_the_run_keeps_every_trained_model_and_the_probe_reproduces_its_forward(result):
+    assert set(result.weights) == {"vit/0", "cnn/0", "vit-nopos-avg/0"}
+    p = probe(result, "vit", 0, "circle", 3, 4)
+    x = torch.from_numpy(make_image("circle", 3, 4))[None, None]
+    with torch.no_grad():
+        direct = torch.sigmoid(trained_model(result, "vit", 0)(x))[0].item()
+    assert p.p_circle["vit"] == pytest.approx(direct, abs=1e-6) and set(p.p_circle) == {"vit", "cnn", "vit-nopos-avg"}
+    # the stored test prediction of that model agrees with the rebuilt one
+    stored = next(t for t in result.test_predictions if t.model == "vit")
+    x = torch.from_numpy(make_image("circle" if stored.label else "plus", stored.cx, stored.cy))[None, None]
+    with torch.no_grad():
+        assert torch.sigmoid(trained_model(result, "vit", 0)(x))[0].item() == pytest.approx(stored.p_circle, abs=1e-5)
+
+
+def test_a_transformer_answers_with_attention_and_a_cnn_with_feature_maps(result):
+    p = probe(result, "vit", 0, "plus", 3, 3)
+    assert len(p.attention) == 2 and p.attention[0].shape == (4, 4, 4)  # layers; heads x grid x grid
+    # the class token's row over the patches: the softmax's mass less what it keeps on itself
+    assert all(((a.sum(axis=(1, 2)) > 0) & (a.sum(axis=(1, 2)) <= 1 + 1e-6)).all() for a in p.attention)
+    assert p.rollout.shape == (4, 4) and len(p.distance) == 2 and p.distance[0].shape == (4,)
+    c = probe(result, "cnn", 0, "plus", 3, 3)
+    assert c.features.shape == (16, 8, 8) and len(c.peaks) == 16 and c.rollout is None
+    assert all(0 <= r < 16 and 0 <= col < 16 for r, col in c.peaks)
+
+
+def test_seen_centre_is_the_nearest_training_centre(result):
+    assert seen_centre(result, 3, 4) == (5, 5) and seen_centre(result, 7, 12) == (7, 10)
+
+
+def test_distances_untrained_and_trained_and_position_tables(result):
+    untrained, trained = distances(result, "vit", 0, images=8)
+    assert untrained.shape == trained.shape == (2, 4) and not np.allclose(untrained, trained)
+    assert position_similarity(trained_model(result, "vit-nopos-avg", 0)) is None
+    sim = position_similarity(trained_model(result, "vit", 0))
+    assert sim.shape == (16, 16) and np.allclose(np.diag(sim), 1)
+
+
+def test_shuffling_the_table_changes_the_model_not_the_run(result):
+    effect = shuffle_positions(result, "vit", 0)
+    assert 0 <= effect.test_after <= 1 and effect.train_before == pytest.approx(
+        next(r.train_acc for r in result.rows if r.model == "vit"))
+    assert shuffle_positions(result, "vit-nopos-avg", 0) is None
+    again = shuffle_positions(result, "vit", 0)  # the stored weights were not touched by the first shuffle
+    assert again.train_before == effect.train_before
+
+
+def test_bad_probes_are_refused_with_the_offending_value(result):
+    with pytest.raises(ValueError, match="no trained weights for hybrid/0"):
+        trained_model(result, "hybrid", 0)
+    with pytest.raises(ValueError, match="cx=1"):
+        probe(result, "vit", 0, "plus", 1, 5)
+    with pytest.raises(ValueError, match="'star'"):
+        probe(result, "vit", 0, "star", 5, 5)
+
+
+def test_weights_come_back_from_worker_processes_as_bytes():
+    """Tensors unpickled by the pool's reader thread made the command line abort at exit now and then, under
+    load ("terminate called without an active exception"): workers send torch.save bytes instead."""
+    cfg = bench(("cnn",), 1)
+    result = run(replace(cfg, train=replace(cfg.train, epochs=5)), workers=1)
+    assert isinstance(result.weights["cnn/0"], bytes)
+    assert probe(result, "cnn", 0, "plus", 5, 5).features.shape == (16, 8, 8)

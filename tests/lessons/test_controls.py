@@ -1,0 +1,66 @@
+"""Each lesson-3 control is declared once and reaches all four places: the form's widget (under its URL
+key), the config field it sets, and the command line's flag, which sets the same field."""
+
+import pytest
+
+from core.cli import build_parser
+from core.lessons.controls import config_from, config_from_args
+from core.lessons.lesson3_vit_vs_cnn import CONTROLS, LESSON
+from core.models.registry import REGISTRY
+from tests.apptest_helpers import page
+
+EVERY_TRANSFORMER = {"models": ["vit", "cnn", "hybrid", "vit-config"]}  # so that no setting is left unread
+
+
+def other_value(c):
+    """A form value that is not the lesson's."""
+    lesson = c.value(LESSON)
+    if c.key == "train_range":
+        return (5, 12)
+    if c.key == "test_range":
+        return (3, 3)
+    if c.widget == "multiselect":
+        return [m for m in REGISTRY if m not in lesson][:2] + lesson
+    if c.widget == "slider":
+        lo, hi, *step = c.bounds
+        return hi if hi != lesson else lo
+    return next(o for o in c.options if o != lesson)
+
+
+def cli_words(c, value):
+    """The command line's words for the form's ``value``."""
+    if c.cli_to_config is not None:  # the flag names the config's value itself (the seeds, not their count)
+        value = c.config_value(value)
+    words = [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
+    return [c.flag, *words]
+
+
+def field(cfg, path):
+    for name in path.split("."):
+        cfg = getattr(cfg, name)
+    return cfg
+
+
+@pytest.mark.parametrize("c", CONTROLS, ids=lambda c: c.key)
+def test_a_control_sets_its_field_from_the_form_and_from_the_command_line(c):
+    value = other_value(c)
+    base = {} if c.key == "models" else EVERY_TRANSFORMER
+    from_form = config_from(LESSON, CONTROLS, {**base, c.key: value})
+    assert field(from_form, c.field) != field(LESSON, c.field), f"{c.key} did not reach {c.field}"
+    assert c.value(from_form) == (sorted(value, key=list(REGISTRY).index) if c.key == "models" else value)
+    words = ["generalization", *(["--models", *base["models"]] if base else []), *cli_words(c, value)]
+    args = build_parser().parse_args(words)
+    assert config_from_args(LESSON, CONTROLS, args) == from_form
+
+
+def test_every_control_has_its_own_key_and_flag():
+    assert len({c.key for c in CONTROLS}) == len({c.flag for c in CONTROLS}) == len(CONTROLS)
+
+
+def test_the_form_draws_every_declared_control_under_its_key_at_the_lessons_value():
+    at = page("pages/3_ViT_vs_CNN.py", timeout=60)
+    for c in CONTROLS:
+        widget = at.get(c.widget)
+        found = [w for w in widget if w.key == c.key]
+        assert found, f"no {c.widget} with key {c.key!r} on the page"
+        assert found[0].value == c.value(LESSON) or list(found[0].value) == list(c.value(LESSON)), c.key

@@ -1,0 +1,64 @@
+import io
+
+import numpy as np
+import pytest
+
+from core.data.images import SYNTHETIC_IMAGES
+from core.lessons.lesson1_patchify import PatchifyConfig, run_patchify
+from core.nn.patchify import valid_patch_sizes
+
+IMAGE_SIZES = [8, 12, 16, 24, 32, 48, 64]  # what the Patchify page offers
+
+
+@pytest.mark.parametrize("dtype,tol", [("float64", 1e-12), ("float32", 1e-5)])
+def test_every_offered_setting_is_within_tolerance(dtype, tol):
+    worst = 0.0
+    for size in IMAGE_SIZES:
+        for P in valid_patch_sizes(size, size):
+            for image in ("noise", "gradient"):
+                r = run_patchify(PatchifyConfig(image=image, img_size=size, in_chans=3, patch_size=P,
+                                                embed_dim=64, dtype=dtype))
+                worst = max(worst, r.max_abs_diff)
+                assert r.roundtrip_max_abs_diff == 0.0
+    assert worst <= tol
+
+
+def test_result_shapes_and_counts():
+    r = run_patchify(PatchifyConfig(img_size=16, in_chans=3, patch_size=4, embed_dim=16))
+    assert (r.n_patches, r.patch_dim, r.n_tokens_with_cls) == (16, 48, 17)
+    assert r.tokens.shape == (16, 48) and r.linear.shape == (16, 16)
+
+
+@pytest.mark.parametrize("kind", SYNTHETIC_IMAGES)
+def test_synthetic_images_are_in_range(kind):
+    r = run_patchify(PatchifyConfig(image=kind, img_size=16, in_chans=3))
+    assert r.image.shape == (3, 16, 16) and 0 <= r.image.min() and r.image.max() <= 1
+    assert r.image.max() > 0
+
+
+def test_upload_is_resized_and_converted():
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray((np.random.default_rng(0).random((40, 30, 3)) * 255).astype(np.uint8)).save(buf, "PNG")
+    r = run_patchify(PatchifyConfig(image="upload", img_size=16, in_chans=1), buf.getvalue())
+    assert r.image.shape == (1, 16, 16)
+    with pytest.raises(ValueError, match="could not read"):
+        run_patchify(PatchifyConfig(image="upload"), b"not an image")
+
+
+def test_bad_config_lists_valid_sizes():
+    with pytest.raises(ValueError, match=r"patch_size=5 does not divide img_size=16.*\[1, 2, 4, 8, 16\]"):
+        run_patchify(PatchifyConfig(patch_size=5))
+
+
+def test_wrong_order_shows_the_rows_the_linear_map_reads():
+    import torch
+
+    from core.data.images import as_batch
+    from core.nn.patchify import patchify
+
+    r = run_patchify(PatchifyConfig(wrong_flatten_order=True))
+    x = as_batch(r.image, torch.float64)
+    assert np.array_equal(r.tokens, patchify(x, 4, pixels_first=True)[0].numpy())
+    assert not np.array_equal(r.tokens, patchify(x, 4)[0].numpy())

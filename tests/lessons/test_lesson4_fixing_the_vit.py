@@ -1,0 +1,55 @@
+import json
+import re
+
+import pytest
+
+from core.engine.run import run
+from core.lessons.lesson4_fixing_the_vit import BENCH, CARDS, GROUPS, POSITION_RANGES, bench, positions
+from core.models.registry import CNN_VARIANTS, REGISTRY, VIT_REMEDIES
+from tests.test_cli import run_cli
+
+
+def test_every_remedy_is_a_registered_model_with_a_card_that_cites_a_year():
+    assert set(VIT_REMEDIES) | set(CNN_VARIANTS) | {"vit", "cnn", "hybrid"} == set(CARDS)
+    assert set(CARDS) <= set(REGISTRY) and set(BENCH.models) == set(CARDS)
+    for card in CARDS.values():
+        assert card.group in GROUPS and card.what and card.why and card.reported
+        assert re.search(r"(19|20)\d\d", card.source) or card.model == "vit-max", card.source
+
+
+def test_the_bench_is_the_lessons_split_with_five_seeds_and_refuses_strangers():
+    assert BENCH.data.train_range == (5, 10) and BENCH.data.test_range == (3, 4) and len(BENCH.train.seeds) >= 5
+    assert bench(("cnn", "vit"), 2).models == ("vit", "cnn")  # the registry's order: one key per setting
+    with pytest.raises(ValueError, match="not on the bench: \\['vit-config'\\]"):
+        bench(("vit-config",))
+    with pytest.raises(ValueError, match="seeds must be in 1..10, got 0"):
+        bench(seeds=0)
+    assert [positions(r) for r in POSITION_RANGES] == [1, 4, 16, 36, 64]
+
+
+def test_a_selection_of_a_result_is_that_result_restricted():
+    cfg = bench(("cnn", "cnn-flatten"), 1)
+    from dataclasses import replace
+
+    cfg = replace(cfg, train=replace(cfg.train, epochs=20))
+    result = run(cfg, workers=0)
+    part = result.subset(replace(cfg, models=("cnn",)))
+    assert {r.model for r in part.rows} == {"cnn"} and {p.model for p in part.position_map} == {"cnn"}
+    assert [r for r in result.rows if r.model == "cnn"] == part.rows
+    with pytest.raises(ValueError, match="not a selection"):
+        result.subset(replace(cfg, models=("cnn",), train=replace(cfg.train, epochs=30)))
+
+
+def test_cli_prints_per_seed_rows_and_intervals():
+    p = run_cli("remedies", "--models", "cnn", "cnn-flatten", "--seeds", "2", "--epochs", "20", "--workers", "0",
+                "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert [(r["model"], r["seed"]) for r in out["results"]] == [("cnn", 0), ("cnn-flatten", 0), ("cnn", 1),
+                                                                  ("cnn-flatten", 1)]
+    assert set(out["results"][0]) == {"model", "seed", "train_acc", "test_acc"}
+    s = out["summary"]["cnn"]
+    assert s["test_interval"][0] <= s["test_mean"] <= s["test_interval"][1] and s["band"] in ("below", "chance",
+                                                                                                "between", "top")
+    bad = run_cli("remedies", "--models", "mlp")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

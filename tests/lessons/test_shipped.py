@@ -1,0 +1,43 @@
+"""The presets' shipped results must match the code that would produce them, and the page must find them."""
+
+import pytest
+
+from core.lessons.lesson3_vit_vs_cnn import PRESETS
+from core.lessons.lesson4_fixing_the_vit import positions_base
+from core.lessons.shipped import SHIPPED, SHIPPED_CONFIGS, load_shipped, load_shipped_rows, shipped_path
+from tests.apptest_helpers import page
+
+PAGE = "pages/3_ViT_vs_CNN.py"
+
+
+@pytest.mark.parametrize("preset", SHIPPED)
+def test_shipped_result_is_present_and_fresh(preset):
+    assert shipped_path(preset).exists(), f"results/{preset}.json is missing: run python -m scripts.precompute {preset}"
+    result, fresh = load_shipped(preset)
+    assert result.config == SHIPPED_CONFIGS[preset], f"results/{preset}.json was made for another config"
+    assert fresh, (f"results/{preset}.json is stale: the training code changed since it was made. "
+                   f"Run: python -m scripts.precompute {preset}")
+    assert result.complete and len(result.rows) == len(result.config.jobs)
+
+
+def test_shipped_lesson_matches_the_notebook():
+    """The notebook prints ViT 50.7 %, 50.7 %, 26.0 % and CNN 100 % at unseen positions for seeds 0-2."""
+    result, _ = load_shipped("lesson")
+    acc = {(r.model, r.seed): round(r.test_acc, 3) for r in result.rows}
+    assert acc == {("vit", 0): 0.507, ("cnn", 0): 1.0, ("vit", 1): 0.507, ("cnn", 1): 1.0,
+                   ("vit", 2): 0.26, ("cnn", 2): 1.0}
+
+
+def test_lesson_4s_data_efficiency_rows_are_present_and_fresh():
+    rows = load_shipped_rows("remedies-positions", positions_base())
+    assert rows is not None, "stale or missing: run python -m scripts.precompute remedies-positions"
+    assert len(rows) == 5 * 3 * 3  # ranges x models x seeds
+
+
+@pytest.mark.parametrize("preset", [p for p in SHIPPED if p in PRESETS])
+def test_every_preset_through_the_form_finds_its_shipped_result(preset):
+    at = page(PAGE, timeout=60)
+    at.button(key=f"preset_{preset}").click().run()
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.exception and not at.get("progress"), "trained instead of showing the shipped result"
+    assert any("precomputed with this code" in c.value for c in at.caption)

@@ -1,0 +1,83 @@
+"""Lesson 4's page: predict, reveal the shipped bench, its three views, a selection, a live run."""
+
+from core.lessons.lesson4_fixing_the_vit import BENCH
+from tests.apptest_helpers import all_charts, assert_clean, open_section, page
+from ui.look_inside import VIEWS
+
+PAGE = "pages/4_Fixing_the_ViT.py"
+
+
+def reveal(at, picks=("vit-shift", "vit-relpos")):
+    at.multiselect(key="bench_pick").set_value(list(picks))
+    next(b for b in at.button if b.label == "Reveal the results").click().run()
+    return at
+
+
+def test_results_wait_for_a_prediction_then_compare_with_it():
+    at = page(PAGE, timeout=60)
+    assert_clean(at)
+    assert not at.get("plotly_chart") and any("prediction" in i.value for i in at.info)
+    reveal(at)
+    assert_clean(at)
+    assert any("precomputed and shipped" in c.value for c in at.caption)  # instant: the shipped bench
+    verdict = next(md.value for md in at.markdown if md.value.startswith("**Your prediction against the bench."))
+    assert "Right:" in verdict and "Not picked, but it worked:" in verdict
+    table = at.dataframe[0].value
+    assert len(table) == 16 and {"test (unseen)", "95 % interval", "parameters", "seconds per seed"} <= set(table)
+    notes = [md.value for md in at.markdown if md.value.startswith("- ")]
+    assert any("baseline every remedy" in n for n in notes) and any("CNN can lose too: **CNN, flatten + linear head**" in n for n in notes)
+    assert len(all_charts(at)) >= 3 + 6  # ranking, the maps (one figure), data efficiency, and inside the models
+
+
+def test_the_maps_share_one_colour_scale_and_data_efficiency_is_shipped():
+    at = reveal(page(PAGE, timeout=60), ())
+    open_section(at, "Generalization maps")
+    spec = at.get("plotly_chart")[0].proto.spec
+    assert spec.count('"coloraxis":"coloraxis"') == 16
+    open_section(at, "Data efficiency")
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == 1 and not at.get("progress")
+
+
+def test_a_selection_of_the_bench_shows_at_once_without_training():
+    at = reveal(page(PAGE, timeout=60), ())
+    at.multiselect(key="bench_models").set_value(["vit", "cnn", "cnn-flatten"])
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert_clean(at)
+    assert not at.get("progress") and len(at.dataframe[0].value) == 3
+
+
+def test_a_new_setting_trains_live_and_a_too_big_one_is_refused():
+    at = reveal(page(PAGE, timeout=240), ())
+    at.multiselect(key="bench_models").set_value(["cnn", "cnn-circular"])
+    at.slider(key="bench_seeds").set_value(1)
+    at.slider(key="bench_epochs").set_value(50)
+    at.toggle(key="live_curve").set_value(False)  # the bar only: the same run, the same kind of result
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert_clean(at)
+    assert any("trained on this server" in c.value for c in at.caption) and len(at.dataframe[0].value) == 2
+    at.slider(key="bench_seeds").set_value(10)
+    at.slider(key="bench_epochs").set_value(400)
+    at.multiselect(key="bench_models").set_value(list(BENCH.models))
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert any("Cannot run this setting" in e.value for e in at.error)
+
+
+def test_a_link_opens_the_selection():
+    at = page(PAGE, timeout=60, query={"bench_models": ["ViT (lesson)", "ViT, max over patches"]})
+    reveal(at, ())
+    assert_clean(at)
+    assert list(at.dataframe[0].value["model"]) == ["ViT (lesson)", "ViT, max over patches"]
+
+
+def test_look_inside_compares_attention_distance_across_the_remedies():
+    at = reveal(page(PAGE, timeout=120), ())
+    open_section(at, "Look inside the models")
+    assert_clean(at)
+    at.radio(key="bench_probe_view").set_value(VIEWS[1]).run()
+    titles = [md.value for md in at.markdown if md.value.startswith("**Trained mean attention distance")]
+    assert titles, "the distance of every transformer of the bench"
+    at.radio(key="bench_probe_view").set_value(VIEWS[2]).run()
+    at.selectbox(key="bench_probe_model").set_value("vit-learned").run()
+    assert_clean(at)
+    assert any("ViT, learned positions's table after training" in md.value for md in at.markdown)

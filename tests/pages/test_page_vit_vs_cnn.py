@@ -1,0 +1,198 @@
+from tests.apptest_helpers import all_charts, assert_clean, open_section, page
+from ui.look_inside import VIEWS
+
+PAGE = "pages/3_ViT_vs_CNN.py"
+DISTANCE, POSITIONS = VIEWS[1], VIEWS[2]
+
+
+def run_tiny(at):
+    at.button(key="preset_tiny").click().run()
+    at.radio(key="predict").set_value("in between")
+    next(b for b in at.button if b.label == "Run").click().run()
+    return at
+
+
+def test_opens_without_error_and_presets_fill_the_form():
+    at = page(PAGE, timeout=60)
+    assert_clean(at)
+    assert at.session_state["n_train"] == 300
+    at.button(key="preset_exercise-1").click().run()
+    assert at.session_state["n_train"] == 3000
+    at.button(key="preset_exercise-2").click().run()
+    assert at.session_state["patch_size"] == 2 and at.session_state["n_train"] == 300
+    at.button(key="preset_exercise-3").click().run()
+    assert "hybrid" in at.session_state["models"]
+
+
+def test_tiny_preset_through_the_form_shows_results():
+    at = run_tiny(page(PAGE, timeout=120))
+    assert_clean(at)
+    assert any("Your prediction:** in between" in md.value for md in at.markdown)
+    labels = [m.label for m in at.metric]
+    assert "CNN · test (unseen)" in labels and "ViT (lesson) · test (unseen)" in labels
+    # the first section: the per-seed table and no chart (a first chart loads Plotly's module in the browser)
+    assert not at.get("plotly_chart") and at.table
+    assert "seed 0" in at.table[0].value.index and "mean" in at.table[0].value.index
+    open_section(at, "Accuracy and curves")
+    assert len(at.get("plotly_chart")) >= 2  # bars, loss (and the test curve)
+    assert len(all_charts(at)) >= 7  # and the 4 position maps, the gallery
+    assert len(at.get("download_button")) == 2
+    notes = [md.value for md in at.markdown if md.value.startswith("- ")]
+    assert any("The CNN fit its training positions" in n and "95 % interval" in n for n in notes)
+    # the prediction is judged against the ViT's interval, not just echoed
+    verdict = next(md.value for md in at.markdown if md.value.startswith("**Your prediction:** in between"))
+    assert any(word in verdict for word in ("right", "not ruled out", "not what happened"))
+    # the gallery shows the seed the learner picks, and says how many it got wrong for that seed
+    at.session_state["results_view"] = "Misclassified test images"
+    at.run()
+    at.selectbox(key="mis_model").set_value("vit")
+    at.selectbox(key="mis_seed").set_value(2).run()
+    assert any(md.value.startswith("**ViT (lesson), seed 2:") for md in at.markdown)
+
+
+def test_a_config_already_run_returns_from_the_store():
+    at = run_tiny(page(PAGE, timeout=120))
+    first = [m.value for m in at.metric]
+    # a second session: same config, results come from the per-process store without training
+    at2 = page(PAGE, timeout=120)
+    at2.button(key="preset_tiny").click().run()
+    next(b for b in at2.button if b.label == "Run").click().run()
+    assert [m.value for m in at2.metric] == first
+    assert not at2.get("progress")
+
+
+def test_bad_setting_is_refused_with_a_message():
+    at = page(PAGE, timeout=60)
+    at.multiselect(key="models").set_value([])
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert any("Cannot run this setting" in e.value for e in at.error)
+
+
+def test_overlapping_train_and_test_centres_are_refused():
+    at = page(PAGE, timeout=60)
+    at.slider(key="test_range").set_value((4, 6))
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert any("overlap training centres 5..10" in e.value for e in at.error)
+
+
+def test_a_link_opens_its_experiment_on_a_fresh_server():
+    """A teacher's link (exercise 1: n_train=3000) shows that experiment's numbers, with no training: the
+    shipped result; the link shown on the page is the same query."""
+    at = page(PAGE, timeout=60, query={"n_train": "3000"})
+    assert_clean(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["ViT (lesson) · test (unseen)"] == "56.9%" and not at.get("progress")
+    assert at.session_state["n_train"] == 3000
+    assert at.get("code")[-1].proto.code_text == "?n_train=3000"
+
+
+def test_a_link_to_a_setting_not_yet_run_trains_it():
+    query = {"models": "CNN", "n_train": "120", "n_test": "100", "epochs": "10", "seeds": "1"}  # values as labels
+    at = page(PAGE, timeout=120, query=query)
+    assert_clean(at)
+    assert any("trained on this server" in c.value for c in at.caption)
+    assert [m.label for m in at.metric] == ["CNN · test (unseen)"]
+
+
+def test_exercises_are_checked_against_the_run_and_counted():
+    at = page(PAGE, timeout=60)
+    at.button(key="do_more-data").click().run()
+    assert at.session_state["n_train"] == 3000  # the exercise's button set the form up
+    at.radio(key="answer_vit-vs-cnn_more-data").set_value("Not at all: not distinguishable from chance").run()
+    at.button(key="check_vit-vs-cnn_more-data").click().run()
+    assert any("Right" in s.value and "72 distinct" in s.value for s in at.success)
+    assert at.session_state["progress"] == {"vit-vs-cnn/more-data": True}
+    at.radio(key="answer_vit-vs-cnn_hybrid").set_value("Substantially: as good as the CNN").run()
+    at.button(key="check_vit-vs-cnn_hybrid").click().run()
+    assert any("Not quite" in e.value and "global max pool" in e.value for e in at.error)
+
+
+def test_first_view_is_the_shipped_lesson_result_without_training():
+    at = page(PAGE, timeout=30)
+    assert_clean(at)
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["CNN · test (unseen)"] == "100.0%" and labels["ViT (lesson) · test (unseen)"] == "42.4%"
+    assert any("precomputed with this code" in c.value for c in at.caption)
+    assert at.button(key="rerun").label == "Re-run this setting live"
+    assert at.toggle(key="live_curve").value  # the live curve is drawn unless the learner switches it off
+    assert not at.get("plotly_chart")  # the first section is the table: no chart to load Plotly for
+    notes = [md.value for md in at.markdown if md.value.startswith("- ")]
+    assert any("300 training images hold only **70 distinct** ones" in n and "allow 72" in n
+               and "3000 images, 72 distinct" in n for n in notes)
+    open_section(at, "Accuracy and curves")
+    assert len(at.get("plotly_chart")) == 2  # bars and loss; the shipped run measured no test curve, and says so
+    assert any("No test accuracy per epoch for this run" in c.value for c in at.caption)
+
+
+def test_a_sweep_runs_from_the_page_and_plots():
+    at = page(PAGE, timeout=300)
+    at.button(key="preset_tiny").click().run()
+    at.multiselect(key="models").set_value(["cnn"])
+    at.slider(key="epochs").set_value(10)
+    next(b for b in at.button if b.label == "Run").click().run()
+    charts_before = len(at.get("plotly_chart"))
+    at.selectbox(key="sweep_name").set_value("patch size")
+    at.button(key="sweep_run").click().run()
+    assert_clean(at)
+    assert len(at.get("plotly_chart")) == charts_before + 1
+    assert any(b.label == "Sweep results (CSV)" for b in at.get("download_button"))
+
+
+def test_look_inside_the_shipped_lesson_without_training():
+    at = page(PAGE, timeout=60)
+    open_section(at, "Look inside the models")
+    assert_clean(at)
+    assert not at.get("progress")
+    labels = [m.label for m in at.metric]
+    assert "ViT (lesson) · p(right answer)" in labels and "CNN" in labels
+    # unseen (3, 3) beside the nearest training centre (5, 5)
+    assert any(md.value.startswith("**plus at (3, 3)**") for md in at.markdown)
+    assert any(md.value.startswith("**plus at (5, 5)**: seen in training") for md in at.markdown)
+    before = [m.value for m in at.metric]
+    at.select_slider(key="vc_probe_cx").set_value(12).run()
+    assert_clean(at)
+    assert [m.value for m in at.metric] != before
+    at.radio(key="vc_probe_view").set_value(DISTANCE).run()
+    notes = [md.value for md in at.markdown if md.value.startswith("- ")]
+    assert any("mean attention distance most in layer" in n for n in notes)
+    at.radio(key="vc_probe_view").set_value(POSITIONS).run()
+    at.toggle(key="vc_probe_shuffle").set_value(True).run()
+    assert_clean(at)
+    assert any(m.label == "Test accuracy (unseen centres)" for m in at.metric)
+    at.selectbox(key="vc_probe_model").set_value("cnn").run()
+    assert_clean(at)
+    assert any("has no position table" in i.value for i in at.info)
+
+
+def test_look_inside_a_run_just_trained_from_the_form():
+    at = run_tiny(page(PAGE, timeout=180))
+    open_section(at, "Look inside the models")
+    assert_clean(at)
+    assert any(c.value.startswith("The trained models themselves") for c in at.caption)
+    # the tiny preset's one-layer ViT: one layer of attention maps, its distances, both models' probabilities
+    labels = [m.label for m in at.metric]
+    assert "ViT (lesson) · p(right answer)" in labels and "CNN" in labels
+    at.radio(key="vc_probe_view").set_value(DISTANCE).run()
+    notes = [md.value for md in at.markdown if md.value.startswith("- ")]
+    assert any("mean attention distance most in layer 0" in n for n in notes)
+
+
+def test_a_run_whose_every_seed_diverged_says_so_in_both_result_sections():
+    from dataclasses import replace
+
+    from core.engine.run import run
+    from ui.results_store import result_store
+
+    query = {"models": "ViT (lesson)", "n_train": "120", "n_test": "100", "epochs": "10", "seeds": "1"}
+    at = page(PAGE, timeout=120, query=query)
+    cfg = at.session_state["active"]
+    diverged = run(replace(cfg, train=replace(cfg.train, epochs=30, lr=10.0)))  # beyond the form's rates
+    assert all(r.diverged_at is not None for r in diverged.rows)
+    result_store().put(cfg, diverged)  # the page's store: this link now shows a run that diverged
+    at.run()
+    assert not at.exception
+    (error,) = at.error  # the run's one seed, and nothing else
+    assert error.value.startswith("ViT (lesson), seed 0: training **diverged at epoch")
+    assert any("Every seed diverged" in i.value for i in at.info) and not at.table
+    open_section(at, "Accuracy and curves")
+    assert any("Every seed diverged" in i.value for i in at.info) and not at.get("plotly_chart")

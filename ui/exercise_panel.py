@@ -1,0 +1,54 @@
+"""The exercise panel every lesson page shows: the question, how to find out, the learner's answer, and
+after "Check" whether it was right and why, with the numbers it was decided by. Progress is kept in the
+session (``st.session_state.progress``), so the home page can show it too."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+
+from core.lessons.exercise import Exercise
+
+FEEDBACK = {True: ("✅ Right.", st.success), False: ("❌ Not quite.", st.error)}
+
+
+def progress() -> dict[str, bool]:
+    """``"<lesson>/<exercise>" -> answered right`` for every exercise checked in this session."""
+    return st.session_state.setdefault("progress", {})
+
+
+def exercise_panel(lesson: str, exercises: Sequence[Exercise], context: tuple = (),
+                   do: Callable[[Exercise], None] | None = None) -> None:
+    """``context``: what each exercise's ``answer`` needs; ``do(ex)``: draws a control that sets the page up
+    to answer ``ex`` (a preset button, say)."""
+    done = progress()
+    right = sum(done.get(f"{lesson}/{ex.key}", False) for ex in exercises)
+    with st.expander(f"Exercises: {right} of {len(exercises)} answered right", expanded=right < len(exercises)):
+        for number, ex in enumerate(exercises, start=1):
+            _exercise(lesson, number, ex, context, do)
+
+
+def _exercise(lesson: str, number: int, ex: Exercise, context: tuple, do) -> None:
+    key = f"{lesson}/{ex.key}"
+    st.markdown(f"**{number}. {ex.question}**")
+    st.caption(f"How to find out: {ex.how}")
+    if do is not None:
+        do(ex)
+    choice = st.radio("Your answer", ex.options, index=None, key=f"answer_{lesson}_{ex.key}",
+                      label_visibility="collapsed")
+    checked = st.session_state.get(f"checked_{lesson}_{ex.key}")
+    if st.button("Check my answer", key=f"check_{lesson}_{ex.key}", disabled=choice is None):
+        answer = ex.answer(*context)
+        checked = (choice, answer)
+        st.session_state[f"checked_{lesson}_{ex.key}"] = checked
+        if answer.correct is not None:
+            progress()[key] = ex.options.index(choice) == answer.correct
+        st.rerun()  # redraw from the top, so the panel's count includes this answer
+    if checked and checked[0] == choice:  # a changed answer hides the old verdict until checked again
+        answer = checked[1]
+        if answer.correct is None:
+            st.info(answer.explanation)
+        else:
+            head, box = FEEDBACK[ex.options.index(choice) == answer.correct]
+            box(f"{head} The answer is **{ex.options[answer.correct]}**. {answer.explanation}")

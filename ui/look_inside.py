@@ -1,0 +1,209 @@
+"""The "Look inside" section of the training pages (lessons 3 and 4): probe any trained (model, seed) of the
+run at any shape and centre, by controls or by clicking its generalization map; the same shape at the
+nearest training centre beside it; attention distances; the position table and what shuffling it costs.
+Each page passes its own key prefix, so no two pages share a control (their values live in the URL)."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from core.data.shapes import SHAPES, valid_centres
+from core.engine.results import RunResult, position_grid
+from core.inspect.attention_maps import similarity_grid
+from core.inspect.trained_model import (
+    Probe,
+    distances,
+    position_similarity,
+    probe,
+    seen_centre,
+    shuffle_positions,
+    trained_model,
+)
+from core.models.registry import spec
+from core.nn.pos_embed import sincos_1d, sincos_2d
+from ui import charts
+from ui.widgets import PLOTLY_CONFIG, URL, bullets, chart, ready_to_draw
+
+
+def _select_cell(prefix: str) -> None:
+    """The map's click (a callback, so it runs before the sliders are drawn): probe at that cell."""
+    points = st.session_state[f"{prefix}probe_click"].selection.points
+    if points:
+        st.session_state[f"{prefix}probe_cx"] = int(points[0]["x"])
+        st.session_state[f"{prefix}probe_cy"] = int(points[0]["y"])
+
+
+def controls(result: RunResult, prefix: str) -> tuple[str, int, str, int, int] | None:
+    models = [m for m in result.config.models if any(k.startswith(f"{m}/") for k in result.weights)]
+    if not models:
+        st.info("This run kept no trained weights (it was stored before weights were kept): re-run it to look inside.")
+        return None
+    centres = list(valid_centres(result.config.data.img_size))
+    c1, c2, c3 = st.columns(3)
+    name = c1.selectbox("Model", models, format_func=charts.label, key=f"{prefix}probe_model", bind=URL)
+    seed = c2.selectbox("Seed", list(result.config.train.seeds), key=f"{prefix}probe_seed", bind=URL)
+    shape = c3.radio("Shape", SHAPES, horizontal=True, key=f"{prefix}probe_shape", bind=URL)
+    unseen = result.config.data.test_range[0]
+    c1, c2 = st.columns(2)
+    cx = c1.select_slider("Centre cx", centres, unseen, key=f"{prefix}probe_cx", bind=URL)
+    cy = c2.select_slider("Centre cy", centres, unseen, key=f"{prefix}probe_cy", bind=URL)
+    return name, int(seed), shape, int(cx), int(cy)
+
+
+def clickable_map(result: RunResult, prefix: str, name: str, shape: str, cx: int, cy: int) -> None:
+    d = result.config.data
+    fig = charts.probe_map_figure(position_grid(result, name, shape), list(valid_centres(d.img_size)), d.train_range,
+                                  d.test_range, (cx, cy), f"{charts.label(name)} · {shape}: click a cell to probe it "
+                                  "(red box: probed now)")
+    ready_to_draw(fig, st)
+    st.plotly_chart(fig, key=f"{prefix}probe_click", on_select=lambda: _select_cell(prefix), selection_mode="points",
+                    config=PLOTLY_CONFIG, width="stretch")
+
+
+def one_side(p: Probe, where, seen: bool) -> None:
+    what = "seen in training" if seen else "the centre you chose"
+    where.markdown(f"**{p.shape} at ({p.cx}, {p.cy})**: {what}")
+    where.metric(f"{charts.label(p.model)} · p(right answer)", f"{p.p_true:.2f}")
+    if p.rollout is not None:
+        with where:
+            chart(charts.image_with_map(p.image, p.rollout, f"Attention rollout at ({p.cx}, {p.cy}) over the "
+                                        "image: how much of each patch reaches the class token"))
+            L, H = len(p.attention), p.attention[0].shape[0]
+            maps = np.concatenate(p.attention)  # (L*H, G, G)
+            chart(charts.small_maps_figure(maps, [f"layer {i // H}, head {i % H}" for i in range(L * H)],
+                                           f"Class-token attention to each patch, every layer and head, at "
+                                           f"({p.cx}, {p.cy})", cols=H, zmin=0, hover="weight"))
+    elif p.features is not None:
+        with where:
+            chart(charts.image_with_peaks(p.image, p.peaks, f"Where each channel's maximum fires at ({p.cx}, {p.cy}) "
+                                          "(red boxes)"))
+            chart(charts.small_maps_figure(p.features, [f"channel {c}" for c in range(len(p.features))],
+                                           f"The last feature maps at ({p.cx}, {p.cy})", cols=4, height_per_row=110,
+                                           hover="response"))
+
+
+def seen_vs_unseen(result: RunResult, name: str, seed: int, shape: str, cx: int, cy: int) -> tuple[Probe, Probe]:
+    sx, sy = seen_centre(result, cx, cy)
+    here, there = probe(result, name, seed, shape, cx, cy), probe(result, name, seed, shape, sx, sy)
+    c1, c2 = st.columns(2)
+    chart(charts.image_figure(here.image[None], f"Input at ({cx}, {cy})"), c1)
+    chart(charts.image_figure(there.image[None], f"Input at ({sx}, {sy})"), c2)
+    st.markdown("**Every model of the run, seed " + str(seed) + ": probability of the right answer**")
+    cols = st.columns(min(4, len(here.p_circle)))
+    for i, m in enumerate(here.p_circle):
+        cols[i % len(cols)].metric(charts.label(m), f"{here.p_right(m):.2f} here",
+                                   delta=f"{there.p_right(m):.2f} at ({sx}, {sy})", delta_color="off", delta_arrow="off")
+    c1, c2 = st.columns(2)
+    one_side(here, c1, seen=(sx, sy) == (cx, cy))
+    one_side(there, c2, seen=True)
+    return here, there
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_distances(cfg, identity: tuple, name: str, seed: int, _result: RunResult) -> tuple[np.ndarray, np.ndarray]:
+    """A run's distances, once: keyed by its config and identity (``_result`` itself is not hashed)."""
+    return distances(_result, name, seed)
+
+
+def run_id(result: RunResult) -> tuple:
+    return result.origin, result.seconds, len(result.rows)
+
+
+def attention_distances(result: RunResult, name: str, seed: int) -> tuple[np.ndarray, np.ndarray] | None:
+    if not spec(name).transformer:
+        return None
+    untrained, trained = cached_distances(result.config, run_id(result), name, seed, result)
+    chart(charts.distance_bars(untrained, trained, f"{charts.label(name)}, seed {seed}: mean attention distance "
+                                                  "(pixels) per layer and head, over 64 test images"))
+    others = [m for m in result.config.models if spec(m).transformer and m != name and f"{m}/{seed}" in result.weights]
+    if others:
+        means = {m: float(cached_distances(result.config, run_id(result), m, seed, result)[1].mean()) for m in others}
+        chart(charts.model_bars({name: float(trained.mean()), **means}, f"Trained mean attention distance, every "
+                                f"transformer of the run (seed {seed}, layers and heads averaged)", "pixels"))
+    return untrained, trained
+
+
+def positions(result: RunResult, name: str, seed: int, prefix: str) -> None:
+    if not spec(name).transformer:
+        st.info(f"{charts.label(name)} has no position table (a CNN): pick a transformer.")
+        return
+    model = trained_model(result, name, seed)
+    G = model.grid_size
+    D = result.config.model.embed_dim
+    tables = {"the lesson's 1-D sin-cos table": similarity_grid(sincos_1d(G * G + 1, D)[1:]).numpy(),
+              "a 2-D sin-cos table": similarity_grid(sincos_2d(G, D, class_token=False)).numpy()}
+    sim = position_similarity(model)
+    if sim is not None:
+        tables[f"{charts.label(name)}'s table after training (seed {seed})"] = sim
+    for label, grid in tables.items():
+        chart(charts.small_maps_figure(grid.reshape(G * G, G, G), [f"patch ({i // G}, {i % G})" for i in range(G * G)],
+                                       f"Cosine similarity of each position's embedding with every other: {label}",
+                                       cols=G, colorscale="RdBu_r", zmin=-1, zmax=1, height_per_row=120,
+                                       hover="similarity"))
+    if sim is not None and st.toggle("Shuffle the trained position table (a seeded permutation of its patch rows)",
+                                     key=f"{prefix}probe_shuffle", bind=URL):
+        effect = shuffle_positions(result, name, seed)
+        c1, c2 = st.columns(2)
+        c1.metric("Test accuracy (unseen centres)", f"{effect.test_after:.1%}",
+                  delta=f"{effect.test_after - effect.test_before:+.1%} (was {effect.test_before:.1%})")
+        c2.metric("Train accuracy (seen centres)", f"{effect.train_after:.1%}",
+                  delta=f"{effect.train_after - effect.train_before:+.1%} (was {effect.train_before:.1%})")
+
+
+VIEWS = ("Seen vs unseen", "Attention distance (the ViT paper's figure 7, right)",
+         "Position embeddings (figure 7, centre)")
+
+
+def distance_notes(dist: tuple[np.ndarray, np.ndarray] | None) -> list[str]:
+    if dist is None:
+        return []
+    change = (dist[1] - dist[0]).mean(axis=1)  # per layer, heads averaged
+    layer = int(np.abs(change).argmax())
+    return [f"Training changed the mean attention distance most in layer {layer} "
+            f"({dist[0][layer].mean():.1f} → {dist[1][layer].mean():.1f} pixels, heads averaged)."]
+
+
+def notes(here: Probe, there: Probe, dist: tuple[np.ndarray, np.ndarray] | None) -> list[str]:
+    out = [f"{charts.label(here.model)} gives the right answer with probability **{here.p_true:.2f}** at "
+           f"({here.cx}, {here.cy}) and **{there.p_true:.2f}** at the training centre ({there.cx}, {there.cy})."]
+    if here.attention:
+        peak_here, peak_there = float(here.attention[-1].max()), float(there.attention[-1].max())
+        out.append(f"In the last layer the strongest single attention weight on a patch is {peak_here:.2f} here and "
+                   f"{peak_there:.2f} at the seen centre: " + ("more concentrated where it was trained."
+                                                                if peak_there > peak_here else
+                                                                "no more concentrated where it was trained."))
+    return out + distance_notes(dist)
+
+
+def look_inside(result: RunResult, prefix: str) -> None:
+    """The whole section; ``prefix`` keeps its control keys unique to the page."""
+    st.caption("The trained models themselves, from the weights the run kept: nothing is trained here. Pick a model, "
+               "a seed, a shape and a centre (or click a cell of the map), and compare it with the same shape at the "
+               "nearest training centre.")
+    chosen = controls(result, prefix)
+    if chosen is None:
+        return
+    name, seed, shape, cx, cy = chosen
+    # One view at a time (only it is computed and drawn): a centre change then redraws only what depends on it
+    view = st.radio("Show", VIEWS, horizontal=True, key=f"{prefix}probe_view", bind=URL)
+    try:
+        if view == VIEWS[0]:
+            clickable_map(result, prefix, name, shape, cx, cy)
+            here, there = seen_vs_unseen(result, name, seed, shape, cx, cy)
+            said = notes(here, there, None)
+        elif view == VIEWS[1]:
+            dist = attention_distances(result, name, seed)
+            if dist is None:
+                st.caption("A CNN has no attention: its reach is its receptive field, and its max pool reads "
+                           "everywhere.")
+            said = distance_notes(dist)
+        else:
+            positions(result, name, seed, prefix)
+            said = []
+    except ValueError as exc:
+        st.error(f"Cannot look inside this model: {exc}")
+        return
+    if said:
+        st.markdown("**What to notice inside**")
+        bullets(said)
