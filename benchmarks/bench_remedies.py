@@ -19,7 +19,8 @@ import statistics
 import torch
 
 from core.engine.run import train_job
-from core.lessons.lesson4_fixing_the_vit import BENCH, CARDS
+from core.lessons.lesson4_fixing_the_vit import BENCH
+from core.models.remedies import CARDS
 
 
 def main() -> None:

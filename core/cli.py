@@ -229,7 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_generalization)
 
-    from core.lessons.lesson4_fixing_the_vit import CARDS, SEEDS
+    from core.lessons.lesson4_fixing_the_vit import SEEDS
+    from core.models.remedies import CARDS
 
     p = sub.add_parser("remedies", help="lesson 4's bench: what restores the ViT at unseen positions",
                        description="Train the remedies on the lesson's split (train at centres 5..10, test at 3..4) and "

@@ -16,8 +16,6 @@ from core.engine.run_config import with_value
 from core.engine.verdict import Verdict, verdicts
 from core.lessons.lesson4_fixing_the_vit import (
     BENCH,
-    CARDS,
-    GROUPS,
     POSITIONS_SEEDS,
     POSITIONS_SWEEP,
     REMEDY_EXERCISES,
@@ -27,6 +25,7 @@ from core.lessons.lesson4_fixing_the_vit import (
 )
 from core.lessons.shipped import load_shipped_rows
 from core.models.registry import build, spec
+from core.models.remedies import CARDS, GROUPS
 from core.models.remedy_vit import RemedyViT
 from core.nn.augment import RandomShift
 from core.nn.lsa import diagonal_mask
