@@ -21,5 +21,5 @@ def test_sincos_2d_neighbours_are_close_and_class_row_is_zero():
 
 
 def test_sincos_2d_needs_dim_divisible_by_4():
-    with pytest.raises(ValueError, match="embed_dim=6"):
+    with pytest.raises(ValueError, match="embed_dim divisible by 4, got 6"):
         sincos_2d(4, 6)

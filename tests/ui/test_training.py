@@ -14,7 +14,7 @@ CFG = with_value(with_value(PRESETS["tiny"], "train.epochs", 40), "models", ("cn
 def script():
     import streamlit as st
 
-    from tests.test_training import CFG
+    from tests.ui.test_training import CFG
     from ui.training import live_curve_toggle, train_live
 
     result = train_live(CFG, live_curve_toggle())
