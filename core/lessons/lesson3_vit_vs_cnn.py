@@ -14,11 +14,11 @@ from dataclasses import dataclass, replace
 from core.data.position_split import DataConfig, distinct_training_images
 from core.data.shapes import valid_centres
 from core.engine.results import RunResult
-from core.engine.run_config import LESSON, GeneralizationConfig, ModelConfig, Sweep, TrainConfig, with_value
+from core.engine.run_config import LESSON, GeneralizationConfig, Sweep, TrainConfig, with_value
 from core.engine.verdict import Verdict, verdicts
 from core.lessons.controls import Control
 from core.lessons.exercise import Answer, Exercise
-from core.models.model_config import GLOBAL_POOLS, POS_EMBEDS
+from core.models.model_config import GLOBAL_POOLS, POS_EMBEDS, ModelConfig
 from core.models.registry import REGISTRY, spec
 
 PRESETS: dict[str, GeneralizationConfig] = {

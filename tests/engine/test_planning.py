@@ -6,8 +6,9 @@ import pytest
 
 from core.data.position_split import DataConfig
 from core.engine import planning
-from core.engine.run_config import LESSON, ModelConfig
+from core.engine.run_config import LESSON
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
+from core.models.model_config import ModelConfig
 
 MiB = 2**20
 CAPACITY = int(1.5 * 2**30) - 450 * MiB - planning.MARGIN  # a page with torch loaded, as on the server

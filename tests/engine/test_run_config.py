@@ -3,8 +3,9 @@ from dataclasses import replace
 import pytest
 
 from core.data.position_split import DataConfig
-from core.engine.run_config import LESSON, GeneralizationConfig, ModelConfig, TrainConfig
+from core.engine.run_config import LESSON, GeneralizationConfig, TrainConfig
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
+from core.models.model_config import ModelConfig
 from core.models.registry import REGISTRY
 
 
