@@ -4,12 +4,13 @@ pages that train (lessons 3 and 4)."""
 from __future__ import annotations
 
 import time
+from dataclasses import asdict
 
 import streamlit as st
 
 from core.engine.results import RunResult
-from core.engine.run import run
-from core.engine.run_config import GeneralizationConfig
+from core.engine.run import check_sweep_cost, run, sweep
+from core.engine.run_config import GeneralizationConfig, Sweep
 from ui import charts
 from ui.widgets import URL
 
@@ -77,3 +78,44 @@ def train_live(cfg: GeneralizationConfig, curve: bool = True) -> RunResult:
     bar.empty()
     live.empty()
     return result
+
+
+def sweep_live(base: GeneralizationConfig, s: Sweep, refused: str) -> list[dict] | None:
+    """Run ``base`` at each of the sweep's values with a progress bar: its rows as dicts, or None when it was
+    refused (``refused``, with the reason, is shown) or stopped."""
+    try:
+        check_sweep_cost(base, s)
+    except ValueError as exc:
+        st.error(refused.format(reason=exc))
+        return None
+    bar = st.progress(0.0, text="Starting…")
+    rows = sweep(base, s, progress=lambda frac, text: bar.progress(frac, text=f"Training {text}…"),
+                 on_wait=lambda pos: bar.progress(0.0, text=f"Waiting for the server: {pos} run(s) ahead…"))
+    bar.empty()
+    return None if rows is None else [asdict(r) for r in rows]
+
+
+def stored_or_trained(store, form_cfg: GeneralizationConfig | None, submitted: bool, prediction: str | None,
+                      curve: bool, default: GeneralizationConfig, link_keys) -> tuple[GeneralizationConfig, RunResult | None]:
+    """(config, result or None) to show. A Run shows the form's setting; a link opened anywhere shows the
+    setting it names (any of ``link_keys`` in the URL), training it first if this server has not run it yet.
+    The prediction made before a Run is kept beside the setting it was made for."""
+    if submitted:
+        st.session_state.active = form_cfg
+        st.session_state.active_prediction = prediction
+    opened_from_link = "active" not in st.session_state and any(k in st.query_params for k in link_keys)
+    if "active" not in st.session_state and form_cfg is not None:
+        st.session_state.active = form_cfg
+    cfg: GeneralizationConfig = st.session_state.get("active", default)
+    result = store.get(cfg)
+    rerun = result is not None and st.button("Re-run this setting live", key="rerun",
+                                             help="Train again now, with live progress, instead of the stored result")
+    if (result is None and (submitted or opened_from_link)) or rerun:
+        if opened_from_link:
+            st.info("This link names a setting this server has not run yet: training it now.")
+        result = train_live(cfg, curve)
+        if result.complete:
+            store.put(cfg, result)
+        else:
+            result = None
+    return cfg, result

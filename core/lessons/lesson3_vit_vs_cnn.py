@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import numpy as np
 
 from core.data.position_split import DataConfig, distinct_training_images
-from core.data.shapes import valid_centres
-from core.engine.results import RunResult
+from core.data.shapes import possible_images, valid_centres
+from core.engine.results import RunResult, position_grid, summary
 from core.engine.run_config import LESSON, GeneralizationConfig, Sweep, TrainConfig, with_value
 from core.engine.verdict import Verdict, verdicts
 from core.lessons.controls import Control
@@ -146,3 +149,57 @@ EXERCISES: tuple[PresetExercise, ...] = (
               "Press *Fill the form with exercise-3*, then *Run*, and compare the hybrid with both.",
               "exercise-3", hybrid, model="hybrid"),
 )
+
+
+# ---------------------------------------------------------------- what to notice, written from the run's numbers
+FITS = 0.95  # a model fits its training positions at this training accuracy: below it, generalization says nothing
+SEEDS_DISAGREE = 0.2  # test accuracies of one model's seeds further apart than this are called out
+FALLS_OFF = 0.9  # a model's mean accuracy over every position below this: its map shows where it falls off
+
+_distinct = lru_cache(maxsize=64)(distinct_training_images)  # a frozen DataConfig: cheap to key, pure
+
+
+def model_notes(result: RunResult) -> list[str]:
+    """One note per model: what it scored at unseen positions, said no more strongly than the interval allows."""
+    label = {m: spec(m).label for m in result.config.models}
+    v, s = verdicts(result, label), summary(result)
+    notes = []
+    for m, verdict in v.items():
+        fit = "fit its training positions" if s[m].train_mean >= FITS else "**did not fit its training positions**"
+        note = f"The {label[m]} {fit} ({s[m].train_mean:.1%} train) and scored {verdict.text}."
+        if s[m].train_mean < FITS:
+            note += " A model that has not learned the task says nothing about generalization: more epochs first."
+        elif not spec(m).transformer and verdict.band == "top":
+            note += " Its global max pool makes position irrelevant."
+        if s[m].seeds > 1 and s[m].test_max - s[m].test_min > SEEDS_DISAGREE:
+            per_seed = ", ".join(f"{r.test_acc:.0%}" for r in result.rows if r.model == m and r.test_acc is not None)
+            note += (f" Its seeds disagree ({per_seed}): whether a seed generalizes can hang on its initial weights, "
+                     "and even on float rounding (a different thread count can change a seed's outcome). Add seeds "
+                     "before trusting the mean.")
+        notes.append(note)
+    return notes
+
+
+def notes(result: RunResult) -> list[str]:
+    """What to notice in a run of this lesson: each model's verdict, what the training set really holds, and
+    where the maps fall off."""
+    cfg = result.config
+    out = model_notes(result)
+    d, ex1 = cfg.data, PRESETS["exercise-1"].data
+    out.append(f"The {d.n_train} training images hold only **{_distinct(d)} distinct** ones: an image is fixed by "
+               f"its shape and centre, and centres {d.train_range[0]}..{d.train_range[1]} allow "
+               f"{possible_images(d.train_range)}. More images at the same positions only repeat them, so they give "
+               f"a ViT no new positions to learn from (exercise 1: {ex1.n_train} images, {_distinct(ex1)} distinct). "
+               "Training computes each distinct image once, weighted by how often it was drawn: the same loss for a "
+               "fraction of the work.")
+    if cfg.model.patch_size == 2 and any(spec(m).transformer for m in cfg.models):
+        out.append("With 2×2 patches each token holds a small piece of a stroke, and the same pieces occur at the "
+                   "training positions, so content alone can separate the shapes: this is why exercise 2 can work. "
+                   "How often it works is the question the seeds answer.")
+    scored = summary(result)
+    falls_off = [m for m in cfg.models if m in scored and np.nanmean(position_grid(result, m, "plus")) < FALLS_OFF]
+    if falls_off:
+        out.append("In the generalization map, look where accuracy falls off for "
+                   + ", ".join(spec(m).label for m in falls_off) + ": inside the solid training square it is "
+                   "high, outside it the model has never seen a shape and guesses.")
+    return out

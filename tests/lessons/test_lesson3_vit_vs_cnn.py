@@ -47,3 +47,18 @@ def test_lesson_4s_exercises_are_answered_from_the_bench_and_follow_its_numbers(
     flipped = REMEDY_EXERCISES[0].answer(swapped).correct
     assert {answers["learned-table"].correct, flipped} == {0, 2}  # better one way, worse the other
     assert BENCH in shipped
+
+
+def test_what_to_notice_is_written_from_the_numbers():
+    from core.lessons.lesson3_vit_vs_cnn import FITS, notes
+
+    lesson = load_fresh_shipped()[PRESETS["lesson"]]
+    said = notes(lesson)
+    vit, cnn = said[0], said[1]
+    assert vit.startswith("The ViT (lesson) fit its training positions") and "Its seeds disagree (51%, 51%, 26%)" in vit
+    assert "Its global max pool makes position irrelevant" in cnn and "disagree" not in cnn
+    assert any("300 training images hold only **70 distinct**" in n for n in said)
+    assert any("falls off for ViT (lesson)" in n and "CNN" not in n for n in said)
+    # the same run, had the ViT not fit its training set: the notes say so, and no longer read its test accuracy
+    unfit = replace(lesson, rows=[replace(r, train_acc=FITS - 0.1) if r.model == "vit" else r for r in lesson.rows])
+    assert "**did not fit its training positions**" in notes(unfit)[0] and "more epochs first" in notes(unfit)[0]

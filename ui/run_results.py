@@ -1,0 +1,140 @@
+"""The results of a training run (lessons 3 and 4), as page sections: the header with each model's metric
+and 95 % interval and the learner's prediction judged, the per-seed table, accuracies and curves, the
+generalization maps, the misclassified test images and the downloads. Each takes the run's config and
+result; the page decides which to show and where."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.data.shapes import make_image, valid_centres
+from core.engine.results import RunResult, position_grid
+from core.engine.run_config import GeneralizationConfig
+from core.engine.verdict import judge_prediction, verdicts
+from core.models.registry import spec
+from ui import charts
+from ui.downloads import results_csv, run_json
+from ui.widgets import URL, chart
+
+PREDICTION_WORDS = {"right": "✅ **right**", "possible": "🤔 **not ruled out, not confirmed**: the interval reaches "
+                    "into your band, more seeds would decide", "wrong": "❌ **not what happened**"}
+
+
+def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str | None) -> None:
+    st.subheader("Results")
+    origin = ("precomputed with this code and shipped with the app (press *Re-run this setting live* to train it "
+              "now)" if result.origin == "shipped" else "trained on this server")
+    d = cfg.data
+    st.caption(f"Config: {len(cfg.train.seeds)} seed(s) × {len(cfg.models)} model(s), {d.n_train} training images at "
+               f"centres {d.train_range[0]}..{d.train_range[1]}, {d.n_test} test images at {d.test_range[0]}.."
+               f"{d.test_range[1]}, {cfg.train.epochs} epochs; {origin}, in {result.seconds:.1f} s.")
+    for r in result.diverged:
+        st.error(f"{charts.label(r.model)}, seed {r.seed}: training **diverged at epoch {r.diverged_at}** (the loss "
+                 "exploded or was not finite), so it has no accuracy. Lower the learning rate.")
+    v = verdicts(result, {m: charts.label(m) for m in cfg.models})
+    transformers = [m for m in cfg.models if spec(m).transformer and m in v]
+    if transformers and prediction is not None:
+        m = transformers[0]
+        st.markdown(f"**Your prediction:** {prediction} → {PREDICTION_WORDS[judge_prediction(prediction, v[m])]}. "
+                    f"{charts.label(m)}: {v[m].text}.")
+    for col, (m, verdict) in zip(st.columns(max(1, len(v))), v.items(), strict=False):
+        iv = verdict.interval
+        col.metric(f"{charts.label(m)} · test (unseen)", f"{iv.mean:.1%}", delta=f"95 % interval {iv.lo:.0%}–{iv.hi:.0%}",
+                   delta_color="off", delta_arrow="off",
+                   help=f"Mean over {iv.seeds} seed(s), each tested on {iv.images} images. {verdict.text}.")
+
+
+def scored_rows(result: RunResult) -> list[dict]:
+    """The per-seed rows that have accuracies (a diverged seed has none), or [] after saying so."""
+    rows = [asdict(r) for r in result.rows if r.diverged_at is None]
+    if not rows:
+        st.info("Every seed diverged: there are no accuracies to show.")
+    return rows
+
+
+def per_seed_table(cfg: GeneralizationConfig, result: RunResult) -> None:
+    rows = scored_rows(result)
+    if not rows:
+        return
+    v = verdicts(result)
+    models = [m for m in cfg.models if m in v]  # the order of the metrics above
+    table = pd.DataFrame(rows).pivot(index="seed", columns="model", values=["train_acc", "test_acc"])
+    table = table.reindex(columns=[(k, m) for m in models for k in ("train_acc", "test_acc")])
+    table.index = [f"seed {i}" for i in table.index]
+    table.columns = [f"{charts.label(m)} · {'train' if k == 'train_acc' else 'test'}" for k, m in table.columns]
+    table.loc["mean"] = table.mean()
+    for bound in ("lo", "hi"):
+        table.loc[f"test, 95 % interval {'low' if bound == 'lo' else 'high'}"] = [
+            getattr(v[m].interval, bound) if k == "test" else np.nan
+            for m in models for k in ("train", "test")]
+    # a static table: a real HTML <table> for screen readers, and no data grid to load on the first view
+    st.table(table.astype(float).style.format("{:.1%}", na_rep="—"))
+    st.caption("The same accuracies as bars, with the training curves, are in the next section, "
+               "*Accuracy and curves*.")
+
+
+def accuracy_and_curves(result: RunResult) -> None:
+    rows = scored_rows(result)
+    if not rows:
+        return
+    c1, c2 = st.columns(2)
+    chart(charts.accuracy_bars(rows), c1)
+    curves = [asdict(c) for c in result.curves]
+    chart(charts.curves_figure(curves, "loss", "Training loss"), c2)
+    evaluated = [c for c in curves if c["test_acc"] is not None]
+    if evaluated:
+        chart(charts.curves_figure(evaluated, "test_acc", "Test accuracy at unseen positions, per epoch"))
+    else:
+        st.caption("No test accuracy per epoch for this run: it is measured only while the live curve is drawn, "
+                   "and this run was precomputed or trained with the curve switched off. Re-run it live with the "
+                   "curve on to see how the accuracy at unseen positions moved during training.")
+
+
+def generalization_maps(cfg: GeneralizationConfig, result: RunResult) -> None:
+    st.caption("Both shapes at every centre where they fit, classified by the trained models (mean over seeds; the "
+               "number in each cell is the accuracy there). Solid outline: training centres. Dashed: the test "
+               "centres. Blue: right, orange: wrong, white: chance.")
+    for m in cfg.models:
+        if not any(p.model == m for p in result.position_map):
+            continue
+        for col, shape in zip(st.columns(2), ("plus", "circle"), strict=True):
+            chart(charts.position_map_figure(position_grid(result, m, shape), list(valid_centres(cfg.data.img_size)),
+                                             cfg.data.train_range,
+                                             cfg.data.test_range, f"{charts.label(m)} · {shape}"), col)
+
+
+def misclassified(cfg: GeneralizationConfig, result: RunResult) -> None:
+    c1, c2 = st.columns(2)
+    who = c1.selectbox("Model", list(cfg.models), format_func=charts.label, key="mis_model", bind=URL)
+    seed = c2.selectbox("Seed", list(cfg.train.seeds), key="mis_seed", bind=URL)
+    wrong = [p for p in result.test_predictions if p.model == who and p.seed == seed and not p.correct]
+    n = sum(1 for p in result.test_predictions if p.model == who and p.seed == seed)
+    if not n:
+        st.info(f"{charts.label(who)}, seed {seed}: no test predictions (training diverged).")
+        return
+    if not wrong:
+        st.success(f"{charts.label(who)}, seed {seed}: every one of the {n} test images classified correctly.")
+        return
+    shown = wrong[:12]
+    imgs = [make_image("circle" if p.label else "plus", p.cx, p.cy, cfg.data.img_size) for p in shown]
+    caps = [f"{'circle' if p.label else 'plus'} ({p.cx},{p.cy})<br>p(circle) {p.p_circle:.2f}" for p in shown]
+    chart(charts.image_gallery(imgs, caps, title=f"{charts.label(who)}, seed {seed}: {len(wrong)} of {n} test images "
+                               f"wrong ({1 - len(wrong) / n:.1%} right); the first {len(shown)}, with the true shape, "
+                               "its centre (cx, cy) and the predicted probability of circle",
+                               table=[{"shape": "circle" if p.label else "plus", "cx": p.cx, "cy": p.cy,
+                                       "p(circle)": round(p.p_circle, 3)} for p in wrong]))
+
+
+def downloads(result: RunResult, link: str) -> None:
+    """The results as files, in a popover: it draws its buttons only when opened, two widgets fewer on the
+    page's first draw (benchmarks/browser_latency.py). Each file is built when clicked (ui.downloads)."""
+    box = st.popover("⬇️ Download the results (CSV, JSON)")
+    box.caption("Both files carry the link that reopens this experiment.")
+    box.download_button("Per-seed results (CSV)", lambda: results_csv(result, link), "vit_vs_cnn_results.csv",
+                        "text/csv")
+    box.download_button("Config, results, curves and predictions (JSON)", lambda: run_json(result, link),
+                        "vit_vs_cnn_run.json", "application/json")
