@@ -116,11 +116,12 @@ def cmd_remedies(args: argparse.Namespace) -> dict:
     from core.engine.run import run
     from core.engine.run_config import with_value
     from core.engine.verdict import verdicts
-    from core.lessons.lesson4_fixing_the_vit import BENCH, bench
+    from core.lessons.controls import config_from_args
+    from core.lessons.lesson4_fixing_the_vit import BENCH, CONTROLS
 
-    cfg = bench(tuple(args.models) if args.models else None, args.seeds)
+    cfg = config_from_args(BENCH, CONTROLS, args)  # the page's controls, declared once
     for path, value in (("data.train_range", args.train_range), ("data.n_train", args.n_train),
-                        ("train.epochs", args.epochs), ("train.lr", args.lr)):
+                        ("train.lr", args.lr)):
         if value is not None:
             cfg = with_value(cfg, path, tuple(value) if isinstance(value, list) else value)
     if args.workers is not None and args.workers < 0:
@@ -229,19 +230,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_generalization)
 
-    from core.lessons.lesson4_fixing_the_vit import SEEDS
-    from core.models.remedies import CARDS
+    from core.lessons.lesson4_fixing_the_vit import CONTROLS as BENCH_CONTROLS
 
     p = sub.add_parser("remedies", help="lesson 4's bench: what restores the ViT at unseen positions",
                        description="Train the remedies on the lesson's split (train at centres 5..10, test at 3..4) and "
                                    "print per model and seed the accuracies, then each model's mean with its 95 % "
                                    "interval and its band (below, chance, between, top).")
-    p.add_argument("--models", nargs="+", choices=list(CARDS), help="default: every model on the bench")
-    p.add_argument("--seeds", type=int, default=len(SEEDS), help=f"seeds 0..N-1 (default {len(SEEDS)})")
+    add_options(p, BENCH_CONTROLS)  # the page's controls, declared once in the lesson's module
     p.add_argument("--train-range", type=int, nargs=2, metavar=("LO", "HI"),
                    help="training centres (the data-efficiency view: 5 5, 5 6, 5 8, 5 10, 5 12)")
     p.add_argument("--n-train", type=int)
-    p.add_argument("--epochs", type=int)
     p.add_argument("--lr", type=float)
     p.add_argument("--workers", type=int, help="parallel training lanes: this process and worker processes (default: one per available core; 0: this process alone)")
     p.add_argument("--no-limits", action="store_true", help="lift the cap on one run's work (the app's limit)")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -11,20 +11,24 @@ import streamlit as st
 from core.data.shapes import valid_centres
 from core.engine.planning import check_cost
 from core.engine.results import RunResult, position_grid, summary
-from core.engine.run import check_sweep_cost, sweep, warm
+from core.engine.run import warm
 from core.engine.run_config import with_value
 from core.engine.verdict import Verdict, verdicts
+from core.lessons.controls import config_from
 from core.lessons.lesson4_fixing_the_vit import (
     BENCH,
+    CONTROLS,
     POSITIONS_SEEDS,
     POSITIONS_SWEEP,
+    REMEDIES,
     REMEDY_EXERCISES,
-    bench,
+    notes,
     positions,
     positions_base,
+    prediction_against_bench,
 )
 from core.lessons.shipped import load_shipped_rows
-from core.models.registry import build, spec
+from core.models.registry import build
 from core.models.remedies import CARDS, GROUPS
 from core.models.remedy_vit import RemedyViT
 from core.nn.augment import RandomShift
@@ -34,14 +38,14 @@ from core.nn.spt import ShiftedPatchTokens
 from ui import charts
 from ui.downloads import results_csv
 from ui.exercise_panel import exercise_panel
+from ui.form_controls import control_grid
 from ui.look_inside import look_inside
 from ui.results_store import result_store
-from ui.training import live_curve_toggle, train_live
-from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
+from ui.training import live_curve_toggle, sweep_live, train_live
+from ui.widgets import bullets, chart, page_header, sections, share_link, show_source
 
 CENTRES = list(valid_centres(16))
-REMEDIES = [m for m in BENCH.models if CARDS[m].group != "baseline"]
-RESTORED = ("between", "top")  # verdict bands that count as "generalizes at unseen positions"
+DEFAULT = {c.key: c.value(BENCH) for c in CONTROLS}  # the bench's controls, declared once in core
 
 
 @st.cache_data(show_spinner=False)
@@ -99,15 +103,10 @@ def predict() -> list[str] | None:
 def controls():
     """The bench's settings (in the link); (config or None with the reason shown, run pressed)."""
     with st.form("bench"):
-        st.multiselect("Models on the bench", list(BENCH.models), list(BENCH.models), format_func=charts.label,
-                       key="bench_models", bind=URL)
-        c1, c2 = st.columns(2)
-        c1.slider("Seeds (0, 1, …)", 1, 10, len(BENCH.train.seeds), key="bench_seeds", bind=URL)
-        c2.slider("Epochs (full-batch Adam steps)", 50, 400, BENCH.train.epochs, step=10, key="bench_epochs", bind=URL)
+        control_grid(CONTROLS, DEFAULT, columns=2)
         pressed = st.form_submit_button("Run", type="primary")
     try:
-        cfg = bench(tuple(st.session_state.get("bench_models", BENCH.models)), st.session_state.get("bench_seeds", 5))
-        cfg = with_value(cfg, "train.epochs", st.session_state.get("bench_epochs", BENCH.train.epochs))
+        cfg = config_from(BENCH, CONTROLS, {key: st.session_state.get(key, d) for key, d in DEFAULT.items()})
     except ValueError as exc:
         st.error(f"Cannot run this setting: {exc}")
         return None, False
@@ -160,18 +159,9 @@ def data_efficiency(cfg) -> list[dict] | None:
     if rows is None or not {r["model"] for r in rows} >= set(chosen):
         rows = st.session_state.get(key, rows)
     if st.button(f"Run the data-efficiency view for the {len(chosen)} selected model(s)", key="bench_positions_run"):
-        try:
-            check_sweep_cost(base, POSITIONS_SWEEP)
-        except ValueError as exc:
-            st.error(f"Cannot run this view: {exc}. Select fewer models on the bench.")
-            return rows
-        bar = st.progress(0.0, text="Starting…")
-        new = sweep(base, POSITIONS_SWEEP, progress=lambda f, text: bar.progress(f, text=f"Training {text}…"),
-                    on_wait=lambda pos: bar.progress(0.0, text=f"Waiting for the server: {pos} run(s) ahead…"))
-        bar.empty()
+        new = sweep_live(base, POSITIONS_SWEEP, "Cannot run this view: {reason}. Select fewer models on the bench.")
         if new is not None:
-            rows = [asdict(r) for r in new]
-            st.session_state[key] = rows
+            rows = st.session_state[key] = new
     if not rows:
         st.info("Not run yet for this selection: press the button above.")
         return None
@@ -183,63 +173,10 @@ def data_efficiency(cfg) -> list[dict] | None:
 def compare(picked: list[str] | None, v: dict[str, Verdict]) -> None:
     if not picked:
         return
-    shown = [m for m in REMEDIES if m in v]
-    works = {m for m in shown if v[m].band in RESTORED}
-    hit = [m for m in picked if m in works]
-    wrong = [m for m in picked if m in shown and m not in works]
-    missed = [m for m in shown if m in works and m not in picked]
+    hit, wrong, missed = prediction_against_bench(picked, v)
     names = lambda ms: ", ".join(charts.label(m) for m in ms) or "none"  # noqa: E731
     st.markdown(f"**Your prediction against the bench.** ✅ Right: {names(hit)}. ❌ Picked, but not distinguishable "
                 f"from chance (or below it): {names(wrong)}. 🤔 Not picked, but it worked: {names(missed)}.")
-
-
-def what_to_notice(cfg, result: RunResult, v: dict[str, Verdict], plotted: list[dict] | None) -> None:
-    st.subheader("What to notice")
-    notes = []
-    works = [m for m in REMEDIES if m in v and v[m].band in RESTORED and spec(m).transformer]
-    fails = [m for m in REMEDIES if m in v and v[m].band not in RESTORED and spec(m).transformer]
-    if "vit" in v:
-        notes.append(f"The lesson's ViT scored {v['vit'].text}: the baseline every remedy is measured against.")
-    if works:
-        notes.append("Restored here (95 % interval above chance): " + "; ".join(
-            f"**{charts.label(m)}** {v[m].interval.mean:.0%} ({v[m].interval.lo:.0%}–{v[m].interval.hi:.0%})"
-            for m in sorted(works, key=lambda m: -v[m].interval.mean)) + ".")
-    if fails:
-        notes.append("**Did not help here** (not distinguishable from chance, or below it): "
-                     + ", ".join(charts.label(m) for m in fails) + ". A remedy that gains a few points on ImageNet "
-                     "need not give a ViT positions it never saw.")
-    if "vit-shift" in v:
-        notes.append(f"Random shifts scored {v['vit-shift'].interval.mean:.0%}, but they *showed* the model shapes at "
-                     "the test centres: invariance from data, not from the architecture.")
-    bullets(notes + cnn_and_data_notes(v, plotted))
-
-
-def cnn_and_data_notes(v: dict[str, Verdict], plotted: list[dict] | None) -> list[str]:
-    notes = []
-    cnns = [m for m in v if not spec(m).transformer]
-    by_band = {band: [m for m in cnns if v[m].band == band] for band in ("below", "chance", "between", "top")}
-    if by_band["below"] + by_band["chance"]:
-        notes.append("A CNN can fail too: " + ", ".join(f"**{charts.label(m)}** {v[m].interval}"
-                                                     for m in by_band["below"] + by_band["chance"])
-                     + ". Without a position-free pooling, the head learns where features fired.")
-    if by_band["between"]:
-        notes.append("A CNN can lose too: " + ", ".join(f"**{charts.label(m)}** {v[m].interval}"
-                                                      for m in by_band["between"])
-                     + ": above chance, but below the best. Its head has a weight for every position, so where a "
-                     "feature fired reaches the answer; the max pool is what made the lesson's CNN position-free.")
-    if by_band["top"]:
-        notes.append("CNNs as good as the best: " + ", ".join(f"{charts.label(m)} {v[m].interval.mean:.0%}"
-                                                             for m in by_band["top"]) + ".")
-    if plotted:
-        for m in dict.fromkeys(r["model"] for r in plotted):
-            by = {}
-            for r in plotted:
-                if r["model"] == m:
-                    by.setdefault(r["value"], []).append(r["test_acc"])
-            lo, hi = min(by), max(by)
-            notes.append(f"Data efficiency, {charts.label(m)}: {np.mean(by[lo]):.0%} with {lo} training position(s), "
-                         f"{np.mean(by[hi]):.0%} with {hi}.")
-    return notes
 
 
 def choose_run(store, cfg, pressed: bool, curve: bool) -> RunResult | None:
@@ -279,7 +216,8 @@ def show(cfg, result: RunResult, picked: list[str]) -> None:
         "Data efficiency": lambda: data_efficiency(cfg),
         "Look inside the models": lambda: look_inside(result, "bench_"),
     })
-    what_to_notice(cfg, result, v, plotted)
+    st.subheader("What to notice")
+    bullets(notes(v, plotted))  # written from the bench's numbers (core: lesson4_fixing_the_vit.notes)
 
 
 def main() -> None:

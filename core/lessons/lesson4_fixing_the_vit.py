@@ -12,8 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+import numpy as np
+
 from core.engine.run_config import LESSON, GeneralizationConfig, Sweep, TrainConfig
 from core.engine.verdict import Verdict, verdicts
+from core.lessons.controls import Control
 from core.lessons.exercise import Answer, Exercise
 from core.lessons.lesson3_vit_vs_cnn import OPTIONS, OUTCOME, Lookup
 from core.models.registry import spec
@@ -35,15 +38,40 @@ def positions(train_range: tuple[int, int]) -> int:
     return (hi - lo + 1) ** 2
 
 
-def bench(models: tuple[str, ...] | None = None, seeds: int = len(SEEDS)) -> GeneralizationConfig:
-    """The bench's config for some of its models (default all) and the first ``seeds`` seeds."""
-    chosen = BENCH.models if models is None else tuple(models)
-    unknown = [m for m in chosen if m not in CARDS]
+MAX_SEEDS = 10
+
+
+def on_bench(models) -> tuple[str, ...]:
+    """``models`` as the bench's selection; a model without a card is refused."""
+    unknown = [m for m in models if m not in CARDS]
     if unknown:
         raise ValueError(f"not on the bench: {unknown}; choose from {list(CARDS)}")
-    if not 1 <= seeds <= 10:
-        raise ValueError(f"seeds must be in 1..10, got {seeds}")
-    return replace(BENCH, models=chosen, train=replace(BENCH.train, seeds=tuple(range(seeds))))
+    return tuple(models)
+
+
+def first_seeds(n: int) -> tuple[int, ...]:
+    """Seeds 0..n-1, for 1 <= n <= MAX_SEEDS."""
+    if not 1 <= n <= MAX_SEEDS:
+        raise ValueError(f"seeds must be in 1..{MAX_SEEDS}, got {n}")
+    return tuple(range(n))
+
+
+# The bench's controls, declared once: the page's form, its URL keys, and `python -m core remedies`'s flags
+CONTROLS: tuple[Control, ...] = (
+    Control("bench_models", "models", "Models on the bench", "multiselect", BENCH.models,
+            format=lambda m: spec(m).label, from_config=list, to_config=on_bench, cli_nargs="+",
+            flag_name="--models", cli_help="default: every model on the bench"),
+    Control("bench_seeds", "train.seeds", "Seeds (0, 1, …)", "slider", bounds=(1, MAX_SEEDS), to_config=first_seeds,
+            from_config=len, flag_name="--seeds", cli_help=f"seeds 0..N-1 (default {len(SEEDS)})"),
+    Control("bench_epochs", "train.epochs", "Epochs (full-batch Adam steps)", "slider", bounds=(50, 400, 10),
+            flag_name="--epochs"),
+)
+
+
+def bench(models: tuple[str, ...] | None = None, seeds: int = len(SEEDS)) -> GeneralizationConfig:
+    """The bench's config for some of its models (default all) and the first ``seeds`` seeds."""
+    chosen = BENCH.models if models is None else on_bench(models)
+    return replace(BENCH, models=chosen, train=replace(BENCH.train, seeds=first_seeds(seeds)))
 
 
 def positions_base(models: tuple[str, ...] = POSITIONS_MODELS, seeds: int = POSITIONS_SEEDS) -> GeneralizationConfig:
@@ -102,3 +130,70 @@ REMEDY_EXERCISES: tuple[Exercise, ...] = (
     _from_bench("overlap", "Overlapping patches: do they restore the ViT at the unseen centres?",
                 "Find *ViT, overlapping patches* in the ranking.", OPTIONS, overlapping),
 )
+
+
+# ---------------------------------------------------------------- what to notice, written from the bench's numbers
+REMEDIES = tuple(m for m in BENCH.models if CARDS[m].group != "baseline")
+RESTORED = ("between", "top")  # verdict bands that count as "generalizes at unseen positions"
+
+
+def prediction_against_bench(picked: list[str], v: dict[str, Verdict]) -> tuple[list[str], list[str], list[str]]:
+    """The learner's pick against the bench: (picked and restored, picked but not, restored but not picked)."""
+    shown = [m for m in REMEDIES if m in v]
+    works = {m for m in shown if v[m].band in RESTORED}
+    return ([m for m in picked if m in works], [m for m in picked if m in shown and m not in works],
+            [m for m in shown if m in works and m not in picked])
+
+
+def notes(v: dict[str, Verdict], plotted: list[dict] | None = None) -> list[str]:
+    """What to notice in a bench run: which remedies restored the ViT, which did not, how the CNNs fared, and
+    (``plotted``: the data-efficiency rows, value = training positions) how much data each needed."""
+    label = {m: spec(m).label for m in v}
+    out = []
+    works = [m for m in REMEDIES if m in v and v[m].band in RESTORED and spec(m).transformer]
+    fails = [m for m in REMEDIES if m in v and v[m].band not in RESTORED and spec(m).transformer]
+    if "vit" in v:
+        out.append(f"The lesson's ViT scored {v['vit'].text}: the baseline every remedy is measured against.")
+    if works:
+        out.append("Restored here (95 % interval above chance): " + "; ".join(
+            f"**{label[m]}** {v[m].interval.mean:.0%} ({v[m].interval.lo:.0%}–{v[m].interval.hi:.0%})"
+            for m in sorted(works, key=lambda m: -v[m].interval.mean)) + ".")
+    if fails:
+        out.append("**Did not help here** (not distinguishable from chance, or below it): "
+                   + ", ".join(label[m] for m in fails) + ". A remedy that gains a few points on ImageNet "
+                   "need not give a ViT positions it never saw.")
+    if "vit-shift" in v:
+        out.append(f"Random shifts scored {v['vit-shift'].interval.mean:.0%}, but they *showed* the model shapes at "
+                   "the test centres: invariance from data, not from the architecture.")
+    return out + _cnn_notes(v, label) + _data_notes(plotted or [], label)
+
+
+def _cnn_notes(v: dict[str, Verdict], label: dict[str, str]) -> list[str]:
+    cnns = [m for m in v if not spec(m).transformer]
+    by_band = {band: [m for m in cnns if v[m].band == band] for band in ("below", "chance", "between", "top")}
+    out = []
+    if by_band["below"] + by_band["chance"]:
+        out.append("A CNN can fail too: " + ", ".join(f"**{label[m]}** {v[m].interval}"
+                                                   for m in by_band["below"] + by_band["chance"])
+                   + ". Without a position-free pooling, the head learns where features fired.")
+    if by_band["between"]:
+        out.append("A CNN can lose too: " + ", ".join(f"**{label[m]}** {v[m].interval}" for m in by_band["between"])
+                   + ": above chance, but below the best. Its head has a weight for every position, so where a "
+                   "feature fired reaches the answer; the max pool is what made the lesson's CNN position-free.")
+    if by_band["top"]:
+        out.append("CNNs as good as the best: " + ", ".join(f"{label[m]} {v[m].interval.mean:.0%}"
+                                                           for m in by_band["top"]) + ".")
+    return out
+
+
+def _data_notes(plotted: list[dict], label: dict[str, str]) -> list[str]:
+    out = []
+    for m in dict.fromkeys(r["model"] for r in plotted):
+        by: dict[int, list[float]] = {}
+        for r in plotted:
+            if r["model"] == m:
+                by.setdefault(r["value"], []).append(r["test_acc"])
+        lo, hi = min(by), max(by)
+        out.append(f"Data efficiency, {label.get(m, spec(m).label)}: {np.mean(by[lo]):.0%} with {lo} training "
+                   f"position(s), {np.mean(by[hi]):.0%} with {hi}.")
+    return out

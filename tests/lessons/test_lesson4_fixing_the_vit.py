@@ -64,3 +64,19 @@ def test_cli_prints_per_seed_rows_and_intervals():
                                                                                                 "between", "top")
     bad = run_cli("remedies", "--models", "mlp")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_what_to_notice_and_the_prediction_are_read_from_the_bench():
+    from core.engine.verdict import verdicts
+    from core.lessons.lesson4_fixing_the_vit import notes, prediction_against_bench
+    from core.lessons.shipped import load_fresh_shipped
+
+    v = verdicts(load_fresh_shipped()[BENCH])
+    said = notes(v, [{"model": "vit", "value": 1, "test_acc": 0.5}, {"model": "vit", "value": 36, "test_acc": 0.4}])
+    restored = next(n for n in said if n.startswith("Restored here"))
+    assert "**ViT, learned positions** 100%" in restored and "ViT (lesson)" not in restored
+    assert any(n.startswith("**Did not help here**") and "ViT, overlapping patches" in n for n in said)
+    assert any(n.startswith("A CNN can lose too: **CNN, flatten + linear head**") for n in said)
+    assert said[-1] == "Data efficiency, ViT (lesson): 50% with 1 training position(s), 40% with 36."
+    hit, wrong, missed = prediction_against_bench(["vit-learned", "vit-overlap"], v)
+    assert hit == ["vit-learned"] and wrong == ["vit-overlap"] and "vit-relpos" in missed and "vit-learned" not in missed
