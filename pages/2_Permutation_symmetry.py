@@ -14,10 +14,13 @@ from core.lessons.lesson2_symmetry import (
     ShuffleResult,
     SymmetryConfig,
     attention,
+    attention_notes,
     change,
+    change_notes,
     one_patch_change,
     permute_and_compare,
     shuffle,
+    shuffle_notes,
     verify,
 )
 from core.models.seed_vit import POS_EMBEDS, VIT_PRESETS, Attention, ViT
@@ -145,10 +148,7 @@ def change_section(cfg: SymmetryConfig) -> list[str]:
     chart(charts.grid_map(ch.output_change, "‖Δ output‖ per patch, after the encoder", text_fmt=".2g"), c3)
     chart(charts.grouped_bars({"original": ch.logits, "changed": ch.logits_changed},
                               "Class logits before and after the change", labels))
-    return [f"Brightening patch {patch} changed **{int(np.count_nonzero(ch.embedding_change))}** patch embedding(s) "
-            f"(largest change elsewhere {ch.other_embeddings_max_change:.0e}): patch embedding is local. After the "
-            f"encoder **{ch.outputs_changed} of {N}** patch outputs changed and the logits moved by "
-            f"{np.abs(ch.logits - ch.logits_changed).max():.3f}: attention is global."]
+    return change_notes(ch, patch)
 
 
 def attention_section(cfg: SymmetryConfig) -> list[str]:
@@ -180,27 +180,7 @@ def attention_section(cfg: SymmetryConfig) -> list[str]:
     c1, c2 = st.columns(2)
     chart(charts.bar_figure(a.patch_embedding, f"Bright patch embedding · {vcfg.embed_dim} features"), c1)
     chart(charts.bar_figure(a.logits, "Untrained class logits", labels), c2)
-    return [f"The class token's attention row sums to {a.row_sum.min():.6f} (a softmax); head 0 puts "
-            f"{a.self_weight[0]:.3f} on itself and {a.class_to_patch[0, row, col]:.3f} on the bright patch, "
-            f"against 1/{N + 1} = {1 / (N + 1):.3f} for uniform attention."]
-
-
-def shuffle_notes(cfg: SymmetryConfig, kind: str, p: ShuffleResult) -> list[str]:
-    pos_embed = cfg.pos_embed
-    notes = [
-        f"Without positions, the {kind} permutation moved the class logits by **{p.compared.no_pos.class_change:.1e}** "
-        f"(float64 rounding), and the patch outputs followed the permutation to within "
-        f"**{p.compared.no_pos.equivariance_error:.1e}**. Over 100 random permutations the largest change was "
-        f"**{p.random.no_pos.max():.1e}**.",
-    ]
-    if pos_embed == "none":
-        notes.append("This model has **no position table**, so it cannot distinguish any arrangement of its patches: "
-                     "a translated or scrambled image gets the same class output. Pick a positional encoding to break it.")
-    else:
-        notes.append(f"With **{pos_embed}** positions the same permutation moves the logits by "
-                     f"**{p.compared.pos.class_change:.1e}**, and 100 random ones by {p.random.pos.min():.1e} to "
-                     f"{p.random.pos.max():.1e}: position is now part of each token.")
-    return notes
+    return attention_notes(a, row, col)
 
 
 def what_to_notice(notes: list[str]) -> None:

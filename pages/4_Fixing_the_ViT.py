@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core.data.shapes import valid_centres
 from core.engine.planning import check_cost
-from core.engine.results import RunResult, position_grid, summary
+from core.engine.results import RunResult
 from core.engine.run import warm
 from core.engine.run_config import with_value
 from core.engine.verdict import Verdict, verdicts
@@ -28,7 +26,6 @@ from core.lessons.lesson4_fixing_the_vit import (
     prediction_against_bench,
 )
 from core.lessons.shipped import load_shipped_rows
-from core.models.registry import build
 from core.models.remedies import CARDS, GROUPS
 from core.models.remedy_vit import RemedyViT
 from core.nn.augment import RandomShift
@@ -41,16 +38,12 @@ from ui.exercise_panel import exercise_panel
 from ui.form_controls import control_grid
 from ui.look_inside import look_inside
 from ui.results_store import result_store
+from ui.run_results import maps_grid, ranking_table
 from ui.training import live_curve_toggle, sweep_live, train_live
 from ui.widgets import bullets, chart, page_header, sections, share_link, show_source
 
 CENTRES = list(valid_centres(16))
 DEFAULT = {c.key: c.value(BENCH) for c in CONTROLS}  # the bench's controls, declared once in core
-
-
-@st.cache_data(show_spinner=False)
-def parameters(name: str) -> int:
-    return sum(p.numel() for p in build(name, BENCH.model, BENCH.data.img_size, 0).parameters())
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -123,28 +116,6 @@ def find(store, cfg) -> RunResult | None:
     return result
 
 
-def results_table(cfg, result: RunResult, v: dict[str, Verdict]) -> None:
-    s = summary(result)
-    seconds = {m: np.mean([r.seconds for r in result.rows if r.model == m]) for m in v}
-    table = pd.DataFrame([{
-        "model": charts.label(m), "group": CARDS[m].group, "test (unseen)": v[m].interval.mean,
-        "95 % interval": f"{v[m].interval.lo:.0%}–{v[m].interval.hi:.0%}", "verdict": v[m].band,
-        "train": s[m].train_mean, "parameters": parameters(m), "seconds per seed": seconds[m]} for m in v])
-    st.dataframe(table.style.format({"test (unseen)": "{:.1%}", "train": "{:.1%}", "seconds per seed": "{:.1f}",
-                                     "parameters": "{:,}"}), width="stretch", hide_index=True)
-    chart(charts.ranking_figure([{"model": m, "mean": x.interval.mean, "lo": x.interval.lo, "hi": x.interval.hi}
-                                 for m, x in v.items()]))
-
-
-def maps(cfg, result: RunResult, v: dict[str, Verdict]) -> None:
-    st.caption("Accuracy at every centre, both shapes averaged, mean over seeds (hover for the number; *Show "
-               "numbers* in the sidebar lists them). Solid square: training centres; dashed: the test centres. "
-               "Blue: right, orange: wrong, white: chance. One colour scale for every model.")
-    grids = {m: np.nanmean([position_grid(result, m, shape) for shape in ("plus", "circle")], axis=0) for m in v}
-    chart(charts.maps_grid_figure(grids, CENTRES, cfg.data.train_range, cfg.data.test_range,
-                                  "Generalization maps, every model at one colour scale"))
-
-
 def data_efficiency(cfg) -> list[dict] | None:
     st.caption("Test accuracy at the unseen centres 3..4 as the training centres grow from one position (5, 5) "
                "to every centre from 5 to 12 (the test centres stay unseen). Shipped for the ViT, the CNN and the "
@@ -211,8 +182,8 @@ def show(cfg, result: RunResult, picked: list[str]) -> None:
     v = verdicts(result, {m: charts.label(m) for m in cfg.models})
     compare(picked, v)
     plotted = sections("bench_view", {
-        "Ranking and table": lambda: results_table(cfg, result, v),
-        "Generalization maps": lambda: maps(cfg, result, v),
+        "Ranking and table": lambda: ranking_table(result, v, {m: CARDS[m].group for m in v}),
+        "Generalization maps": lambda: maps_grid(cfg, result, v),
         "Data efficiency": lambda: data_efficiency(cfg),
         "Look inside the models": lambda: look_inside(result, "bench_"),
     })

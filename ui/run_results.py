@@ -12,10 +12,11 @@ import pandas as pd
 import streamlit as st
 
 from core.data.shapes import make_image, valid_centres
-from core.engine.results import RunResult, position_grid
+from core.engine.results import RunResult, position_grid, summary
 from core.engine.run_config import GeneralizationConfig
-from core.engine.verdict import judge_prediction, verdicts
-from core.models.registry import spec
+from core.engine.verdict import Verdict, judge_prediction, verdicts
+from core.models.model_config import ModelConfig
+from core.models.registry import build, spec
 from ui import charts
 from ui.downloads import results_csv, run_json
 from ui.widgets import URL, chart
@@ -138,3 +139,34 @@ def downloads(result: RunResult, link: str) -> None:
                         "text/csv")
     box.download_button("Config, results, curves and predictions (JSON)", lambda: run_json(result, link),
                         "vit_vs_cnn_run.json", "application/json")
+
+
+@st.cache_data(show_spinner=False)
+def parameters(name: str, model: ModelConfig, img_size: int) -> int:
+    """How many parameters the model ``name`` has at these settings."""
+    return sum(p.numel() for p in build(name, model, img_size, 0).parameters())
+
+
+def ranking_table(result: RunResult, v: dict[str, Verdict], groups: dict[str, str]) -> None:
+    """Every model ranked by its test accuracy at unseen positions: a table (with its group, verdict, size and
+    time) and the ranking's bars with their 95 % intervals."""
+    cfg = result.config
+    s = summary(result)
+    seconds = {m: np.mean([r.seconds for r in result.rows if r.model == m]) for m in v}
+    table = pd.DataFrame([{
+        "model": charts.label(m), "group": groups[m], "test (unseen)": v[m].interval.mean,
+        "95 % interval": f"{v[m].interval.lo:.0%}–{v[m].interval.hi:.0%}", "verdict": v[m].band,
+        "train": s[m].train_mean, "parameters": parameters(m, cfg.model, cfg.data.img_size), "seconds per seed": seconds[m]} for m in v])
+    st.dataframe(table.style.format({"test (unseen)": "{:.1%}", "train": "{:.1%}", "seconds per seed": "{:.1f}",
+                                     "parameters": "{:,}"}), width="stretch", hide_index=True)
+    chart(charts.ranking_figure([{"model": m, "mean": x.interval.mean, "lo": x.interval.lo, "hi": x.interval.hi}
+                                 for m, x in v.items()]))
+
+
+def maps_grid(cfg: GeneralizationConfig, result: RunResult, v: dict[str, Verdict]) -> None:
+    st.caption("Accuracy at every centre, both shapes averaged, mean over seeds (hover for the number; *Show "
+               "numbers* in the sidebar lists them). Solid square: training centres; dashed: the test centres. "
+               "Blue: right, orange: wrong, white: chance. One colour scale for every model.")
+    grids = {m: np.nanmean([position_grid(result, m, shape) for shape in ("plus", "circle")], axis=0) for m in v}
+    chart(charts.maps_grid_figure(grids, list(valid_centres(cfg.data.img_size)), cfg.data.train_range, cfg.data.test_range,
+                                  "Generalization maps, every model at one colour scale"))

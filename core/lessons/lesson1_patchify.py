@@ -109,6 +109,40 @@ def run_patchify(config: PatchifyConfig, upload: bytes | None = None) -> Patchif
     )
 
 
+# ---------------------------------------------------------------- what to notice
+def notes(r: PatchifyResult) -> list[str]:
+    """What to notice in a run, written from its numbers: how far the two embeddings differ, and why."""
+    c, n, k, P = r.config, r.n_patches, r.patch_dim, r.config.patch_size
+    stride = c.conv_stride
+    notes = []
+    if not (c.wrong_flatten_order or stride is not None):
+        notes.append(f"The two embeddings differ by at most **{r.max_abs_diff:.2e}**, which is "
+                     f"**{r.max_abs_diff / r.eps:.1f}×** the {c.dtype} machine epsilon ({r.eps:.1e}): rounding from "
+                     f"adding {k} products in a different order, nothing more. They are the same linear map.")
+        if c.dtype == "float32":
+            notes.append("Switch to float64: the difference shrinks by roughly eight orders of magnitude, like eps "
+                         "does.")
+    if c.wrong_flatten_order:
+        if c.in_chans == 1:
+            notes.append("With **one channel**, pixels-then-channels and channels-then-pixels are the same order, so "
+                         "the wrong flatten order changes nothing here. Switch to 3 channels to see it break.")
+        else:
+            notes.append(f"**Wrong flatten order**: the row lists each pixel's {c.in_chans} channels together, but "
+                         f"the conv weight `(D, C, P, P)` expects all of channel 0, then channel 1, … Each weight now "
+                         f"multiplies the wrong value; the difference jumps to **{r.max_abs_diff:.2e}**. The token sequence and "
+                         "the flattened patch (sections 1 and 2) now show the rows in this wrong order: see the channels "
+                         "interleaved pixel by pixel.")
+    if stride is not None:
+        notes.append(f"**Stride {stride} < kernel {P}**: the windows overlap, so the conv produces "
+                     f"**{r.n_conv_tokens}** tokens instead of {n}, and its token *i* no longer covers patch *i*. "
+                     f"Comparing the first {min(n, r.n_conv_tokens)} tokens in raster order, the difference is "
+                     f"**{r.max_abs_diff:.2e}**. This is no longer a patch embedding.")
+    notes.append(f"Patch size {P} turns a {c.img_size}×{c.img_size} image into **{n}** tokens of **{k}** values: "
+                 f"halving P quadruples the sequence length, and attention's cost grows with its square "
+                 f"({n + 1}² = {(n + 1) ** 2} pairs with the class token).")
+    return notes
+
+
 # ---------------------------------------------------------------- exercises
 def _tokens_answer() -> Answer:
     r = run_patchify(PatchifyConfig(img_size=32, patch_size=2))

@@ -364,6 +364,43 @@ def claims_json(claims: list[Claim]) -> list[dict]:
     return [asdict(c) for c in claims]
 
 
+# ---------------------------------------------------------------- what to notice
+def shuffle_notes(cfg: SymmetryConfig, kind: str, p: ShuffleResult) -> list[str]:
+    """What a permutation did, with and without the position table, in numbers."""
+    pos_embed = cfg.pos_embed
+    notes = [
+        f"Without positions, the {kind} permutation moved the class logits by **{p.compared.no_pos.class_change:.1e}** "
+        f"(float64 rounding), and the patch outputs followed the permutation to within "
+        f"**{p.compared.no_pos.equivariance_error:.1e}**. Over 100 random permutations the largest change was "
+        f"**{p.random.no_pos.max():.1e}**.",
+    ]
+    if pos_embed == "none":
+        notes.append("This model has **no position table**, so it cannot distinguish any arrangement of its patches: "
+                     "a translated or scrambled image gets the same class output. Pick a positional encoding to break it.")
+    else:
+        notes.append(f"With **{pos_embed}** positions the same permutation moves the logits by "
+                     f"**{p.compared.pos.class_change:.1e}**, and 100 random ones by {p.random.pos.min():.1e} to "
+                     f"{p.random.pos.max():.1e}: position is now part of each token.")
+    return notes
+
+
+def change_notes(ch: PatchChange, patch: int) -> list[str]:
+    """What brightening one patch did: local before attention, global after it."""
+    n = ch.embedding_change.size
+    return [f"Brightening patch {patch} changed **{int(np.count_nonzero(ch.embedding_change))}** patch embedding(s) "
+            f"(largest change elsewhere {ch.other_embeddings_max_change:.0e}): patch embedding is local. After the "
+            f"encoder **{ch.outputs_changed} of {n}** patch outputs changed and the logits moved by "
+            f"{np.abs(ch.logits - ch.logits_changed).max():.3f}: attention is global."]
+
+
+def attention_notes(a: BrightPatchAttention, row: int, col: int) -> list[str]:
+    """What the untrained class token's attention did with one bright patch, against uniform attention."""
+    n = a.class_to_patch[0].size
+    return [f"The class token's attention row sums to {a.row_sum.min():.6f} (a softmax); head 0 puts "
+            f"{a.self_weight[0]:.3f} on itself and {a.class_to_patch[0, row, col]:.3f} on the bright patch, "
+            f"against 1/{n + 1} = {1 / (n + 1):.3f} for uniform attention."]
+
+
 # ---------------------------------------------------------------- exercises
 def _shift_answer(cfg: SymmetryConfig) -> Answer:
     p = shuffle(replace(cfg, pos_embed="none"), "shift", shift=(0, 1))

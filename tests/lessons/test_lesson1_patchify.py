@@ -62,3 +62,16 @@ def test_wrong_order_shows_the_rows_the_linear_map_reads():
     x = as_batch(r.image, torch.float64)
     assert np.array_equal(r.tokens, patchify(x, 4, pixels_first=True)[0].numpy())
     assert not np.array_equal(r.tokens, patchify(x, 4)[0].numpy())
+
+
+def test_what_to_notice_follows_the_switches():
+    from core.lessons.lesson1_patchify import notes
+
+    plain = notes(run_patchify(PatchifyConfig(dtype="float32")))
+    assert "They are the same linear map" in plain[0] and any("Switch to float64" in n for n in plain)
+    wrong = notes(run_patchify(PatchifyConfig(in_chans=3, wrong_flatten_order=True)))
+    assert any(n.startswith("**Wrong flatten order**") for n in wrong) and "same linear map" not in wrong[0]
+    grey = notes(run_patchify(PatchifyConfig(in_chans=1, wrong_flatten_order=True)))
+    assert any("With **one channel**" in n for n in grey)
+    assert notes(run_patchify(PatchifyConfig(img_size=16, patch_size=4)))[-1].startswith(
+        "Patch size 4 turns a 16×16 image into **16** tokens")

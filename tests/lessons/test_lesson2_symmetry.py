@@ -169,3 +169,17 @@ def test_the_image_is_the_seeds_whatever_the_positional_encoding():
         model, image = model_and_input(SymmetryConfig(pos_embed=pos_embed))
         assert torch.equal(image, seed_image), pos_embed
         assert model.cfg.pos_embed == pos_embed
+
+
+def test_what_to_notice_is_read_from_the_numbers():
+    from dataclasses import replace
+
+    from core.lessons.lesson2_symmetry import attention, attention_notes, change, change_notes, shuffle, shuffle_notes
+
+    cfg = SymmetryConfig()
+    [local] = change_notes(change(cfg, 0), 0)
+    assert "changed **1** patch embedding(s)" in local and "attention is global" in local
+    [att] = attention_notes(attention(cfg, 2, 1), 2, 1)
+    assert "1/17 = 0.059" in att
+    no_pos = shuffle_notes(replace(cfg, pos_embed="none"), "reversal", shuffle(replace(cfg, pos_embed="none"), "reversal"))
+    assert "**no position table**" in no_pos[1]
