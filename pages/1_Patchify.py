@@ -6,8 +6,8 @@ from core.data.images import SYNTHETIC_IMAGES
 from core.lessons.lesson1_patchify import PATCHIFY_EXERCISES, PatchifyConfig, PatchifyResult, notes, run_patchify
 from core.nn.patch_embed import ConvPatchEmbed, LinearPatchEmbed, compare_embeddings, conv_weight_from_linear
 from core.nn.patchify import patchify, valid_patch_sizes
-from ui import charts
 from ui.exercise_panel import exercise_panel
+from ui.figures import image_figures, plots
 from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
 
 IMAGE_SIZES = [8, 12, 16, 24, 32, 48, 64]
@@ -108,9 +108,9 @@ def patch_grid(r: PatchifyResult, chosen: int) -> None:
     n, k = r.n_patches, r.patch_dim
     order = "(row, col, channel): the WRONG order" if r.config.wrong_flatten_order else "(channel, row, col)"
     c1, c2 = st.columns([1, 1])
-    chart(charts.image_with_patch_grid(r.image, r.config.patch_size, chosen, "Patches, numbered in sequence order"),
+    chart(image_figures.image_with_patch_grid(r.image, r.config.patch_size, chosen, "Patches, numbered in sequence order"),
           c1)
-    chart(charts.matrix_figure(r.tokens, f"Token sequence: {n} rows × {k} columns, flattened {order}",
+    chart(plots.matrix_figure(r.tokens, f"Token sequence: {n} rows × {k} columns, flattened {order}",
                                f"value index {order}", "patch", colorscale="gray", symmetric=False,
                                highlight_row=chosen, zmin=0, zmax=1), c2)
 
@@ -120,22 +120,22 @@ def one_patch(r: PatchifyResult, chosen: int) -> None:
     row, col = divmod(chosen, r.grid)
     patch_img = r.image[:, row * P:(row + 1) * P, col * P:(col + 1) * P]
     c1, c2 = st.columns([1, 2])
-    chart(charts.image_figure(patch_img, f"Patch {chosen} (grid row {row}, col {col})"), c1)
+    chart(image_figures.image_figure(patch_img, f"Patch {chosen} (grid row {row}, col {col})"), c1)
     wrong = r.config.wrong_flatten_order and C > 1
     title = (f"Patch {chosen} as row {chosen} of the sequence, flattened pixel by pixel: each pixel's {C} channels "
              "side by side (the conv weight expects channel blocks)" if wrong else
              f"Patch {chosen} as row {chosen} of the sequence: {C} channel block(s) of {P}×{P} pixels")
-    chart(charts.patch_row_figure(r.tokens[chosen], title, C, P, pixels_first=r.config.wrong_flatten_order), c2)
+    chart(image_figures.patch_row_figure(r.tokens[chosen], title, C, P, pixels_first=r.config.wrong_flatten_order), c2)
 
 
 def embeddings(r: PatchifyResult, chosen: int) -> None:
     c, P, D = r.config, r.config.patch_size, r.config.embed_dim
     c1, c2, c3 = st.columns(3)
-    chart(charts.matrix_figure(r.linear, f"Flatten + Linear: {r.linear.shape[0]}×{D}", "feature", "token",
+    chart(plots.matrix_figure(r.linear, f"Flatten + Linear: {r.linear.shape[0]}×{D}", "feature", "token",
                                highlight_row=chosen), c1)
-    chart(charts.matrix_figure(r.conv, f"Conv2d(k={P}, s={c.conv_stride or P}): {r.conv.shape[0]}×{D}",
+    chart(plots.matrix_figure(r.conv, f"Conv2d(k={P}, s={c.conv_stride or P}): {r.conv.shape[0]}×{D}",
                                "feature", "token"), c2)
-    chart(charts.matrix_figure(r.abs_diff, f"|difference| (max {r.max_abs_diff:.2e})", "feature", "token",
+    chart(plots.matrix_figure(r.abs_diff, f"|difference| (max {r.max_abs_diff:.2e})", "feature", "token",
                                colorscale="Reds", symmetric=False, zmin=0), c3)
     sh = r.shapes
     st.markdown(

@@ -24,8 +24,8 @@ from core.lessons.lesson2_symmetry import (
     verify,
 )
 from core.models.seed_vit import POS_EMBEDS, VIT_PRESETS, Attention, ViT
-from ui import charts
 from ui.exercise_panel import exercise_panel
+from ui.figures import image_figures, plots
 from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
 
 
@@ -114,9 +114,9 @@ def shuffle_section(cfg: SymmetryConfig) -> list[str]:
         st.warning("This permutation leaves every patch where it was: pick two different patches or a non-zero shift.")
 
     c1, c2 = st.columns(2)
-    chart(charts.image_with_patch_grid(shown(p.image), vcfg.patch_size, title="Input (random image, as the seed's verify)"),
+    chart(image_figures.image_with_patch_grid(shown(p.image), vcfg.patch_size, title="Input (random image, as the seed's verify)"),
           c1)
-    chart(charts.image_with_patch_grid(shown(p.moved), vcfg.patch_size, labels=p.perm,
+    chart(image_figures.image_with_patch_grid(shown(p.moved), vcfg.patch_size, labels=p.perm,
                                        title="Patches reordered (numbers: original patch)"), c2)
     m1, m2, m3 = st.columns(3)
     m1.metric("|Δ class logits| without positions", f"{p.compared.no_pos.class_change:.1e}", help="tolerance 1e-10 (float64)")
@@ -126,11 +126,11 @@ def shuffle_section(cfg: SymmetryConfig) -> list[str]:
               f"{p.compared.pos.class_change:.1e}" if vcfg.pos_embed != "none" else "—")
     labels = [f"class {k}" for k in range(vcfg.num_classes)]
     c1, c2 = st.columns(2)
-    chart(charts.grouped_bars({"original": p.compared.no_pos.logits, "permuted": p.compared.no_pos.logits_permuted},
+    chart(plots.grouped_bars({"original": p.compared.no_pos.logits, "permuted": p.compared.no_pos.logits_permuted},
                               "Class logits without positions", labels), c1)
-    chart(charts.grouped_bars({"original": p.compared.pos.logits, "permuted": p.compared.pos.logits_permuted},
+    chart(plots.grouped_bars({"original": p.compared.pos.logits, "permuted": p.compared.pos.logits_permuted},
                               f"Class logits {with_positions(pos_embed)}", labels), c2)
-    chart(charts.log_strip({"without positions": p.random.no_pos, with_positions(pos_embed): p.random.pos},
+    chart(plots.log_strip({"without positions": p.random.no_pos, with_positions(pos_embed): p.random.pos},
                            "max |Δ logits| over 100 random permutations (log scale; exact zeros drawn at 1e-18)",
                            "max |Δ logits|"))
     return shuffle_notes(cfg, kind, p)
@@ -143,10 +143,10 @@ def change_section(cfg: SymmetryConfig) -> list[str]:
     patch = st.slider("Patch to brighten (+3 on every pixel, as the seed)", 0, N - 1, 0, key="change_patch", bind=URL)
     ch = cached_change(cfg, patch)
     c1, c2, c3 = st.columns(3)
-    chart(charts.image_with_patch_grid(shown(ch.image), vcfg.patch_size, patch, "Changed image (red box)"), c1)
-    chart(charts.grid_map(ch.embedding_change, "‖Δ embedding‖ per patch, before attention", text_fmt=".2g"), c2)
-    chart(charts.grid_map(ch.output_change, "‖Δ output‖ per patch, after the encoder", text_fmt=".2g"), c3)
-    chart(charts.grouped_bars({"original": ch.logits, "changed": ch.logits_changed},
+    chart(image_figures.image_with_patch_grid(shown(ch.image), vcfg.patch_size, patch, "Changed image (red box)"), c1)
+    chart(plots.grid_map(ch.embedding_change, "‖Δ embedding‖ per patch, before attention", text_fmt=".2g"), c2)
+    chart(plots.grid_map(ch.output_change, "‖Δ output‖ per patch, after the encoder", text_fmt=".2g"), c3)
+    chart(plots.grouped_bars({"original": ch.logits, "changed": ch.logits_changed},
                               "Class logits before and after the change", labels))
     return change_notes(ch, patch)
 
@@ -167,19 +167,19 @@ def attention_section(cfg: SymmetryConfig) -> list[str]:
         _, _, row, col = SEED_CASES[case_names.index(case)]
     a = cached_attention(cfg, row, col)
     cols = st.columns(1 + vcfg.num_heads)
-    chart(charts.image_with_patch_grid(a.image, vcfg.patch_size, row * G + col, "Input image: the bright patch "
+    chart(image_figures.image_with_patch_grid(a.image, vcfg.patch_size, row * G + col, "Input image: the bright patch "
                                        "(white, red box) on black"), cols[0])
     vmax = float(a.class_to_patch.max())
     for h in range(vcfg.num_heads):
-        chart(charts.grid_map(a.class_to_patch[h], f"Head {h}: class → patch", zmin=0, zmax=vmax), cols[1 + h])
+        chart(plots.grid_map(a.class_to_patch[h], f"Head {h}: class → patch", zmin=0, zmax=vmax), cols[1 + h])
     m = st.columns(2 + vcfg.num_heads)
     for h in range(vcfg.num_heads):
         m[h].metric(f"Head {h} class self-weight", f"{a.self_weight[h]:.4f}")
     m[-2].metric("Row sum (every head)", f"{a.row_sum.min():.6f}")
     m[-1].metric("Tokens", N + int(vcfg.class_token))
     c1, c2 = st.columns(2)
-    chart(charts.bar_figure(a.patch_embedding, f"Bright patch embedding · {vcfg.embed_dim} features"), c1)
-    chart(charts.bar_figure(a.logits, "Untrained class logits", labels), c2)
+    chart(plots.bar_figure(a.patch_embedding, f"Bright patch embedding · {vcfg.embed_dim} features"), c1)
+    chart(plots.bar_figure(a.logits, "Untrained class logits", labels), c2)
     return attention_notes(a, row, col)
 
 

@@ -15,9 +15,9 @@ from core.lessons.controls import config_from
 from core.lessons.lesson3_vit_vs_cnn import CONTROLS, EXERCISES, PRESET_NOTES, PRESETS, SWEEPS, notes
 from core.models.cnn import CNNClassifier
 from core.models.lesson_vit import LessonViT
-from ui import charts
 from ui.downloads import rows_csv
 from ui.exercise_panel import exercise_panel
+from ui.figures import model_figures
 from ui.form_controls import control_grid
 from ui.look_inside import look_inside
 from ui.results_store import result_store
@@ -109,7 +109,7 @@ def sweeps(form_cfg: GeneralizationConfig | None) -> None:
     if "sweep_rows" in st.session_state:
         name, rows = st.session_state.sweep_rows
         ok = [r for r in rows if r["test_acc"] is not None]
-        chart(charts.sweep_figure(ok, SWEEPS[name].axis_title, SWEEPS[name].log_x))
+        chart(model_figures.sweep_figure(ok, SWEEPS[name].axis_title, SWEEPS[name].log_x))
         st.download_button("Sweep results (CSV)", lambda: rows_csv(rows), "vit_vs_cnn_sweep.csv", "text/csv")
 
 

@@ -32,9 +32,9 @@ from core.nn.augment import RandomShift
 from core.nn.lsa import diagonal_mask
 from core.nn.rel_pos_bias import RelativePositionBias
 from core.nn.spt import ShiftedPatchTokens
-from ui import charts
 from ui.downloads import results_csv
 from ui.exercise_panel import exercise_panel
+from ui.figures import model_figures
 from ui.form_controls import control_grid
 from ui.look_inside import look_inside
 from ui.results_store import result_store
@@ -68,7 +68,7 @@ def cards() -> None:
         for group in GROUPS:
             st.markdown(f"**{group.capitalize()}**")
             for c in (c for c in CARDS.values() if c.group == group):
-                st.markdown(f"- **{charts.label(c.model)}.** {c.what} *Why:* {c.why} *Source:* {c.source} "
+                st.markdown(f"- **{model_figures.label(c.model)}.** {c.what} *Why:* {c.why} *Source:* {c.source} "
                             f"*Reported there:* {c.reported}")
 
 
@@ -77,12 +77,12 @@ def predict() -> list[str] | None:
     st.subheader("Predict first")
     if st.session_state.get("bench_revealed"):
         picked = st.session_state.get("bench_prediction", [])
-        st.caption("Your prediction: " + (", ".join(charts.label(m) for m in picked) or "none picked")
+        st.caption("Your prediction: " + (", ".join(model_figures.label(m) for m in picked) or "none picked")
                    + ". (Change it: reload the page.)")
         return picked
     with st.form("bench_predict"):
         st.multiselect("Which will be **distinguishable from chance, and above it**, at the unseen centres?",
-                       REMEDIES, format_func=charts.label, key="bench_pick")
+                       REMEDIES, format_func=model_figures.label, key="bench_pick")
         c1, c2 = st.columns(2)
         reveal = c1.form_submit_button("Reveal the results", type="primary")
         skip = c2.form_submit_button("Show them without predicting")
@@ -137,7 +137,7 @@ def data_efficiency(cfg) -> list[dict] | None:
         st.info("Not run yet for this selection: press the button above.")
         return None
     plotted = [{**r, "value": positions(tuple(r["value"]))} for r in rows if r["test_acc"] is not None]
-    chart(charts.sweep_figure(plotted, POSITIONS_SWEEP.axis_title, log_x=True))
+    chart(model_figures.sweep_figure(plotted, POSITIONS_SWEEP.axis_title, log_x=True))
     return plotted
 
 
@@ -145,7 +145,7 @@ def compare(picked: list[str] | None, v: dict[str, Verdict]) -> None:
     if not picked:
         return
     hit, wrong, missed = prediction_against_bench(picked, v)
-    names = lambda ms: ", ".join(charts.label(m) for m in ms) or "none"  # noqa: E731
+    names = lambda ms: ", ".join(model_figures.label(m) for m in ms) or "none"  # noqa: E731
     st.markdown(f"**Your prediction against the bench.** ✅ Right: {names(hit)}. ❌ Picked, but not distinguishable "
                 f"from chance (or below it): {names(wrong)}. 🤔 Not picked, but it worked: {names(missed)}.")
 
@@ -179,7 +179,7 @@ def show(cfg, result: RunResult, picked: list[str]) -> None:
     origin = "precomputed and shipped with the app" if result.origin == "shipped" else "trained on this server"
     st.caption(f"{len(cfg.models)} model(s) × {len(cfg.train.seeds)} seed(s), {cfg.train.epochs} epochs, "
                f"{cfg.data.n_train} training images at centres 5..10, tested at 3..4; {origin}.")
-    v = verdicts(result, {m: charts.label(m) for m in cfg.models})
+    v = verdicts(result, {m: model_figures.label(m) for m in cfg.models})
     compare(picked, v)
     plotted = sections("bench_view", {
         "Ranking and table": lambda: ranking_table(result, v, {m: CARDS[m].group for m in v}),

@@ -1,1 +1,1 @@
-"""UI helpers shared by the pages: Plotly figures (``charts``) and small Streamlit pieces (``widgets``)."""
+"""UI helpers shared by the pages: Plotly figures (``figures``: one module per kind) and small Streamlit pieces (``widgets``)."""

@@ -22,7 +22,7 @@ from core.inspect.trained_model import (
 )
 from core.models.registry import spec
 from core.nn.pos_embed import sincos_1d, sincos_2d
-from ui import charts
+from ui.figures import image_figures, model_figures
 from ui.widgets import PLOTLY_CONFIG, URL, bullets, chart, ready_to_draw
 
 
@@ -41,7 +41,7 @@ def controls(result: RunResult, prefix: str) -> tuple[str, int, str, int, int] |
         return None
     centres = list(valid_centres(result.config.data.img_size))
     c1, c2, c3 = st.columns(3)
-    name = c1.selectbox("Model", models, format_func=charts.label, key=f"{prefix}probe_model", bind=URL)
+    name = c1.selectbox("Model", models, format_func=model_figures.label, key=f"{prefix}probe_model", bind=URL)
     seed = c2.selectbox("Seed", list(result.config.train.seeds), key=f"{prefix}probe_seed", bind=URL)
     shape = c3.radio("Shape", SHAPES, horizontal=True, key=f"{prefix}probe_shape", bind=URL)
     unseen = result.config.data.test_range[0]
@@ -53,8 +53,8 @@ def controls(result: RunResult, prefix: str) -> tuple[str, int, str, int, int] |
 
 def clickable_map(result: RunResult, prefix: str, name: str, shape: str, cx: int, cy: int) -> None:
     d = result.config.data
-    fig = charts.probe_map_figure(position_grid(result, name, shape), list(valid_centres(d.img_size)), d.train_range,
-                                  d.test_range, (cx, cy), f"{charts.label(name)} · {shape}: click a cell to probe it "
+    fig = model_figures.probe_map_figure(position_grid(result, name, shape), list(valid_centres(d.img_size)), d.train_range,
+                                  d.test_range, (cx, cy), f"{model_figures.label(name)} · {shape}: click a cell to probe it "
                                   "(red box: probed now)")
     ready_to_draw(fig, st)
     st.plotly_chart(fig, key=f"{prefix}probe_click", on_select=lambda: _select_cell(prefix), selection_mode="points",
@@ -64,21 +64,21 @@ def clickable_map(result: RunResult, prefix: str, name: str, shape: str, cx: int
 def one_side(p: Probe, where, seen: bool) -> None:
     what = "seen in training" if seen else "the centre you chose"
     where.markdown(f"**{p.shape} at ({p.cx}, {p.cy})**: {what}")
-    where.metric(f"{charts.label(p.model)} · p(right answer)", f"{p.p_true:.2f}")
+    where.metric(f"{model_figures.label(p.model)} · p(right answer)", f"{p.p_true:.2f}")
     if p.rollout is not None:
         with where:
-            chart(charts.image_with_map(p.image, p.rollout, f"Attention rollout at ({p.cx}, {p.cy}) over the "
+            chart(image_figures.image_with_map(p.image, p.rollout, f"Attention rollout at ({p.cx}, {p.cy}) over the "
                                         "image: how much of each patch reaches the class token"))
             L, H = len(p.attention), p.attention[0].shape[0]
             maps = np.concatenate(p.attention)  # (L*H, G, G)
-            chart(charts.small_maps_figure(maps, [f"layer {i // H}, head {i % H}" for i in range(L * H)],
+            chart(image_figures.small_maps_figure(maps, [f"layer {i // H}, head {i % H}" for i in range(L * H)],
                                            f"Class-token attention to each patch, every layer and head, at "
                                            f"({p.cx}, {p.cy})", cols=H, zmin=0, hover="weight"))
     elif p.features is not None:
         with where:
-            chart(charts.image_with_peaks(p.image, p.peaks, f"Where each channel's maximum fires at ({p.cx}, {p.cy}) "
+            chart(image_figures.image_with_peaks(p.image, p.peaks, f"Where each channel's maximum fires at ({p.cx}, {p.cy}) "
                                           "(red boxes)"))
-            chart(charts.small_maps_figure(p.features, [f"channel {c}" for c in range(len(p.features))],
+            chart(image_figures.small_maps_figure(p.features, [f"channel {c}" for c in range(len(p.features))],
                                            f"The last feature maps at ({p.cx}, {p.cy})", cols=4, height_per_row=110,
                                            hover="response"))
 
@@ -87,12 +87,12 @@ def seen_vs_unseen(result: RunResult, name: str, seed: int, shape: str, cx: int,
     sx, sy = seen_centre(result, cx, cy)
     here, there = probe(result, name, seed, shape, cx, cy), probe(result, name, seed, shape, sx, sy)
     c1, c2 = st.columns(2)
-    chart(charts.image_figure(here.image[None], f"Input at ({cx}, {cy})"), c1)
-    chart(charts.image_figure(there.image[None], f"Input at ({sx}, {sy})"), c2)
+    chart(image_figures.image_figure(here.image[None], f"Input at ({cx}, {cy})"), c1)
+    chart(image_figures.image_figure(there.image[None], f"Input at ({sx}, {sy})"), c2)
     st.markdown("**Every model of the run, seed " + str(seed) + ": probability of the right answer**")
     cols = st.columns(min(4, len(here.p_circle)))
     for i, m in enumerate(here.p_circle):
-        cols[i % len(cols)].metric(charts.label(m), f"{here.p_right(m):.2f} here",
+        cols[i % len(cols)].metric(model_figures.label(m), f"{here.p_right(m):.2f} here",
                                    delta=f"{there.p_right(m):.2f} at ({sx}, {sy})", delta_color="off", delta_arrow="off")
     c1, c2 = st.columns(2)
     one_side(here, c1, seen=(sx, sy) == (cx, cy))
@@ -114,19 +114,19 @@ def attention_distances(result: RunResult, name: str, seed: int) -> tuple[np.nda
     if not spec(name).transformer:
         return None
     untrained, trained = cached_distances(result.config, run_id(result), name, seed, result)
-    chart(charts.distance_bars(untrained, trained, f"{charts.label(name)}, seed {seed}: mean attention distance "
+    chart(model_figures.distance_bars(untrained, trained, f"{model_figures.label(name)}, seed {seed}: mean attention distance "
                                                   "(pixels) per layer and head, over 64 test images"))
     others = [m for m in result.config.models if spec(m).transformer and m != name and f"{m}/{seed}" in result.weights]
     if others:
         means = {m: float(cached_distances(result.config, run_id(result), m, seed, result)[1].mean()) for m in others}
-        chart(charts.model_bars({name: float(trained.mean()), **means}, f"Trained mean attention distance, every "
+        chart(model_figures.model_bars({name: float(trained.mean()), **means}, f"Trained mean attention distance, every "
                                 f"transformer of the run (seed {seed}, layers and heads averaged)", "pixels"))
     return untrained, trained
 
 
 def positions(result: RunResult, name: str, seed: int, prefix: str) -> None:
     if not spec(name).transformer:
-        st.info(f"{charts.label(name)} has no position table (a CNN): pick a transformer.")
+        st.info(f"{model_figures.label(name)} has no position table (a CNN): pick a transformer.")
         return
     model = trained_model(result, name, seed)
     G = model.grid_size
@@ -135,9 +135,9 @@ def positions(result: RunResult, name: str, seed: int, prefix: str) -> None:
               "a 2-D sin-cos table": similarity_grid(sincos_2d(G, D, class_token=False)).numpy()}
     sim = position_similarity(model)
     if sim is not None:
-        tables[f"{charts.label(name)}'s table after training (seed {seed})"] = sim
+        tables[f"{model_figures.label(name)}'s table after training (seed {seed})"] = sim
     for label, grid in tables.items():
-        chart(charts.small_maps_figure(grid.reshape(G * G, G, G), [f"patch ({i // G}, {i % G})" for i in range(G * G)],
+        chart(image_figures.small_maps_figure(grid.reshape(G * G, G, G), [f"patch ({i // G}, {i % G})" for i in range(G * G)],
                                        f"Cosine similarity of each position's embedding with every other: {label}",
                                        cols=G, colorscale="RdBu_r", zmin=-1, zmax=1, height_per_row=120,
                                        hover="similarity"))
@@ -165,7 +165,7 @@ def distance_notes(dist: tuple[np.ndarray, np.ndarray] | None) -> list[str]:
 
 
 def notes(here: Probe, there: Probe, dist: tuple[np.ndarray, np.ndarray] | None) -> list[str]:
-    out = [f"{charts.label(here.model)} gives the right answer with probability **{here.p_true:.2f}** at "
+    out = [f"{model_figures.label(here.model)} gives the right answer with probability **{here.p_true:.2f}** at "
            f"({here.cx}, {here.cy}) and **{there.p_true:.2f}** at the training centre ({there.cx}, {there.cy})."]
     if here.attention:
         peak_here, peak_there = float(here.attention[-1].max()), float(there.attention[-1].max())

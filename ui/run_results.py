@@ -17,8 +17,8 @@ from core.engine.run_config import GeneralizationConfig
 from core.engine.verdict import Verdict, judge_prediction, verdicts
 from core.models.model_config import ModelConfig
 from core.models.registry import build, spec
-from ui import charts
 from ui.downloads import results_csv, run_json
+from ui.figures import image_figures, model_figures
 from ui.widgets import URL, chart
 
 PREDICTION_WORDS = {"right": "✅ **right**", "possible": "🤔 **not ruled out, not confirmed**: the interval reaches "
@@ -34,17 +34,17 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
                f"centres {d.train_range[0]}..{d.train_range[1]}, {d.n_test} test images at {d.test_range[0]}.."
                f"{d.test_range[1]}, {cfg.train.epochs} epochs; {origin}, in {result.seconds:.1f} s.")
     for r in result.diverged:
-        st.error(f"{charts.label(r.model)}, seed {r.seed}: training **diverged at epoch {r.diverged_at}** (the loss "
+        st.error(f"{model_figures.label(r.model)}, seed {r.seed}: training **diverged at epoch {r.diverged_at}** (the loss "
                  "exploded or was not finite), so it has no accuracy. Lower the learning rate.")
-    v = verdicts(result, {m: charts.label(m) for m in cfg.models})
+    v = verdicts(result, {m: model_figures.label(m) for m in cfg.models})
     transformers = [m for m in cfg.models if spec(m).transformer and m in v]
     if transformers and prediction is not None:
         m = transformers[0]
         st.markdown(f"**Your prediction:** {prediction} → {PREDICTION_WORDS[judge_prediction(prediction, v[m])]}. "
-                    f"{charts.label(m)}: {v[m].text}.")
+                    f"{model_figures.label(m)}: {v[m].text}.")
     for col, (m, verdict) in zip(st.columns(max(1, len(v))), v.items(), strict=False):
         iv = verdict.interval
-        col.metric(f"{charts.label(m)} · test (unseen)", f"{iv.mean:.1%}", delta=f"95 % interval {iv.lo:.0%}–{iv.hi:.0%}",
+        col.metric(f"{model_figures.label(m)} · test (unseen)", f"{iv.mean:.1%}", delta=f"95 % interval {iv.lo:.0%}–{iv.hi:.0%}",
                    delta_color="off", delta_arrow="off",
                    help=f"Mean over {iv.seeds} seed(s), each tested on {iv.images} images. {verdict.text}.")
 
@@ -66,7 +66,7 @@ def per_seed_table(cfg: GeneralizationConfig, result: RunResult) -> None:
     table = pd.DataFrame(rows).pivot(index="seed", columns="model", values=["train_acc", "test_acc"])
     table = table.reindex(columns=[(k, m) for m in models for k in ("train_acc", "test_acc")])
     table.index = [f"seed {i}" for i in table.index]
-    table.columns = [f"{charts.label(m)} · {'train' if k == 'train_acc' else 'test'}" for k, m in table.columns]
+    table.columns = [f"{model_figures.label(m)} · {'train' if k == 'train_acc' else 'test'}" for k, m in table.columns]
     table.loc["mean"] = table.mean()
     for bound in ("lo", "hi"):
         table.loc[f"test, 95 % interval {'low' if bound == 'lo' else 'high'}"] = [
@@ -83,12 +83,12 @@ def accuracy_and_curves(result: RunResult) -> None:
     if not rows:
         return
     c1, c2 = st.columns(2)
-    chart(charts.accuracy_bars(rows), c1)
+    chart(model_figures.accuracy_bars(rows), c1)
     curves = [asdict(c) for c in result.curves]
-    chart(charts.curves_figure(curves, "loss", "Training loss"), c2)
+    chart(model_figures.curves_figure(curves, "loss", "Training loss"), c2)
     evaluated = [c for c in curves if c["test_acc"] is not None]
     if evaluated:
-        chart(charts.curves_figure(evaluated, "test_acc", "Test accuracy at unseen positions, per epoch"))
+        chart(model_figures.curves_figure(evaluated, "test_acc", "Test accuracy at unseen positions, per epoch"))
     else:
         st.caption("No test accuracy per epoch for this run: it is measured only while the live curve is drawn, "
                    "and this run was precomputed or trained with the curve switched off. Re-run it live with the "
@@ -103,27 +103,27 @@ def generalization_maps(cfg: GeneralizationConfig, result: RunResult) -> None:
         if not any(p.model == m for p in result.position_map):
             continue
         for col, shape in zip(st.columns(2), ("plus", "circle"), strict=True):
-            chart(charts.position_map_figure(position_grid(result, m, shape), list(valid_centres(cfg.data.img_size)),
+            chart(model_figures.position_map_figure(position_grid(result, m, shape), list(valid_centres(cfg.data.img_size)),
                                              cfg.data.train_range,
-                                             cfg.data.test_range, f"{charts.label(m)} · {shape}"), col)
+                                             cfg.data.test_range, f"{model_figures.label(m)} · {shape}"), col)
 
 
 def misclassified(cfg: GeneralizationConfig, result: RunResult) -> None:
     c1, c2 = st.columns(2)
-    who = c1.selectbox("Model", list(cfg.models), format_func=charts.label, key="mis_model", bind=URL)
+    who = c1.selectbox("Model", list(cfg.models), format_func=model_figures.label, key="mis_model", bind=URL)
     seed = c2.selectbox("Seed", list(cfg.train.seeds), key="mis_seed", bind=URL)
     wrong = [p for p in result.test_predictions if p.model == who and p.seed == seed and not p.correct]
     n = sum(1 for p in result.test_predictions if p.model == who and p.seed == seed)
     if not n:
-        st.info(f"{charts.label(who)}, seed {seed}: no test predictions (training diverged).")
+        st.info(f"{model_figures.label(who)}, seed {seed}: no test predictions (training diverged).")
         return
     if not wrong:
-        st.success(f"{charts.label(who)}, seed {seed}: every one of the {n} test images classified correctly.")
+        st.success(f"{model_figures.label(who)}, seed {seed}: every one of the {n} test images classified correctly.")
         return
     shown = wrong[:12]
     imgs = [make_image("circle" if p.label else "plus", p.cx, p.cy, cfg.data.img_size) for p in shown]
     caps = [f"{'circle' if p.label else 'plus'} ({p.cx},{p.cy})<br>p(circle) {p.p_circle:.2f}" for p in shown]
-    chart(charts.image_gallery(imgs, caps, title=f"{charts.label(who)}, seed {seed}: {len(wrong)} of {n} test images "
+    chart(image_figures.image_gallery(imgs, caps, title=f"{model_figures.label(who)}, seed {seed}: {len(wrong)} of {n} test images "
                                f"wrong ({1 - len(wrong) / n:.1%} right); the first {len(shown)}, with the true shape, "
                                "its centre (cx, cy) and the predicted probability of circle",
                                table=[{"shape": "circle" if p.label else "plus", "cx": p.cx, "cy": p.cy,
@@ -154,12 +154,12 @@ def ranking_table(result: RunResult, v: dict[str, Verdict], groups: dict[str, st
     s = summary(result)
     seconds = {m: np.mean([r.seconds for r in result.rows if r.model == m]) for m in v}
     table = pd.DataFrame([{
-        "model": charts.label(m), "group": groups[m], "test (unseen)": v[m].interval.mean,
+        "model": model_figures.label(m), "group": groups[m], "test (unseen)": v[m].interval.mean,
         "95 % interval": f"{v[m].interval.lo:.0%}–{v[m].interval.hi:.0%}", "verdict": v[m].band,
         "train": s[m].train_mean, "parameters": parameters(m, cfg.model, cfg.data.img_size), "seconds per seed": seconds[m]} for m in v])
     st.dataframe(table.style.format({"test (unseen)": "{:.1%}", "train": "{:.1%}", "seconds per seed": "{:.1f}",
                                      "parameters": "{:,}"}), width="stretch", hide_index=True)
-    chart(charts.ranking_figure([{"model": m, "mean": x.interval.mean, "lo": x.interval.lo, "hi": x.interval.hi}
+    chart(model_figures.ranking_figure([{"model": m, "mean": x.interval.mean, "lo": x.interval.lo, "hi": x.interval.hi}
                                  for m, x in v.items()]))
 
 
@@ -168,5 +168,5 @@ def maps_grid(cfg: GeneralizationConfig, result: RunResult, v: dict[str, Verdict
                "numbers* in the sidebar lists them). Solid square: training centres; dashed: the test centres. "
                "Blue: right, orange: wrong, white: chance. One colour scale for every model.")
     grids = {m: np.nanmean([position_grid(result, m, shape) for shape in ("plus", "circle")], axis=0) for m in v}
-    chart(charts.maps_grid_figure(grids, list(valid_centres(cfg.data.img_size)), cfg.data.train_range, cfg.data.test_range,
+    chart(model_figures.maps_grid_figure(grids, list(valid_centres(cfg.data.img_size)), cfg.data.train_range, cfg.data.test_range,
                                   "Generalization maps, every model at one colour scale"))

@@ -11,7 +11,7 @@ import streamlit as st
 from core.engine.results import RunResult
 from core.engine.run import check_sweep_cost, run, sweep
 from core.engine.run_config import GeneralizationConfig, Sweep
-from ui import charts
+from ui.figures import margins, model_figures
 from ui.widgets import URL
 
 LIVE_POINTS = 25  # test-accuracy points per model and seed on the live curve
@@ -63,13 +63,13 @@ def train_live(cfg: GeneralizationConfig, curve: bool = True) -> RunResult:
         # starting) says nothing of the training's own pace
         pace = (elapsed - first[0]) / (done - first[1]) if done > first[1] else float("inf")
         eta = pace * (total - done)
-        bar.progress(done / total, text=f"{charts.label(model)}, seed {seed}: epoch {stats.epoch}/{cfg.train.epochs} · "
+        bar.progress(done / total, text=f"{model_figures.label(model)}, seed {seed}: epoch {stats.epoch}/{cfg.train.epochs} · "
                                         f"loss {stats.loss:.3f} · {elapsed:.0f} s elapsed"
                                         + (f", about {eta:.0f} s left" if eta < float("inf") else ""))
         # Redraw only when new points arrived (the same figure twice in one run is a duplicate element)
         if len(curves) > drawn and elapsed - last_chart >= CURVE_INTERVAL and CURVE_LAST <= eta < float("inf"):
             drawn, last_chart = len(curves), elapsed
-            live.plotly_chart(charts.fixed_margins(charts.curves_figure(curves, "test_acc", "Test accuracy at unseen "
+            live.plotly_chart(margins.fixed_margins(model_figures.curves_figure(curves, "test_acc", "Test accuracy at unseen "
                                                                         "positions, live")), width="stretch")
 
     # LIVE_POINTS per curve: each a pass over the distinct test images (core/engine/train.py), cheap since they are few

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui import charts
+from ui.figures import figure_tables, margins
 from ui.lesson_list import LESSONS
 
 # Every control that sets an experiment is bound to the URL: the key is the query parameter, values equal
@@ -93,13 +93,13 @@ def page_header(title: str, icon: str) -> None:
 
 def ready_to_draw(fig: go.Figure, where) -> str | None:
     """The figure's title as text above it in ``where`` (text wraps on a phone; a Plotly title is cut off,
-    and the toolbar can cover it), taken out of the figure, and the margins set (``charts.fixed_margins``).
+    and the toolbar can cover it), taken out of the figure, and the margins set (``margins.fixed_margins``).
     In place; returns the title."""
     title = fig.layout.title.text
     if title:
         where.markdown(f"**{title}**")
         fig.update_layout(title=None, margin=dict(t=30))
-    charts.fixed_margins(fig)
+    margins.fixed_margins(fig)
     return title
 
 
@@ -111,7 +111,7 @@ def chart(fig: go.Figure, where=None, *, key: str | None = None) -> None:
     # Two figures can be equal once their titles are gone (a CNN's plus and circle maps): the title keys them
     where.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG, key=key or (f"chart:{title}" if title else None))
     if st.session_state.get("numbers"):
-        for caption, table in charts.figure_tables(fig):
+        for caption, table in figure_tables.figure_tables(fig):
             where.caption(caption)
             where.dataframe(table, width="stretch")
 

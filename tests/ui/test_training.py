@@ -28,8 +28,8 @@ def test_the_curve_is_drawn_only_when_asked_and_the_accuracies_do_not_depend_on_
     monkeypatch.setattr(ui.training, "CURVE_INTERVAL", 0.0)
     monkeypatch.setattr(ui.training, "CURVE_LAST", 0.0)
     drawn, evaluations = [], []
-    figure, real_run = ui.training.charts.curves_figure, ui.training.run
-    monkeypatch.setattr(ui.training.charts, "curves_figure", lambda *a, **k: drawn.append(1) or figure(*a, **k))
+    figure, real_run = ui.training.model_figures.curves_figure, ui.training.run
+    monkeypatch.setattr(ui.training.model_figures, "curves_figure", lambda *a, **k: drawn.append(1) or figure(*a, **k))
     monkeypatch.setattr(ui.training, "run",
                         lambda *a, eval_every=0, **k: evaluations.append(eval_every) or real_run(*a, eval_every=eval_every, **k))
     at = AppTest.from_function(script, default_timeout=120)
@@ -47,8 +47,8 @@ def test_no_curve_is_drawn_in_the_runs_last_second(monkeypatch):
     # a run of a fraction of a second: every update falls within CURVE_LAST of its end (the bar still moves)
     monkeypatch.setattr(ui.training, "BAR_INTERVAL", 0.0)
     monkeypatch.setattr(ui.training, "CURVE_INTERVAL", 0.0)
-    drawn, figure = [], ui.training.charts.curves_figure
-    monkeypatch.setattr(ui.training.charts, "curves_figure", lambda *a, **k: drawn.append(1) or figure(*a, **k))
+    drawn, figure = [], ui.training.model_figures.curves_figure
+    monkeypatch.setattr(ui.training.model_figures, "curves_figure", lambda *a, **k: drawn.append(1) or figure(*a, **k))
     at = AppTest.from_function(script, default_timeout=120)
     at.run()
     assert not at.exception and at.session_state.accuracies

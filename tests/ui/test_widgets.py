@@ -38,7 +38,7 @@ def test_every_page_carries_the_preload_once():
 def test_every_chart_of_every_section_is_sent_with_its_margins_set():
     # Streamlit's theme turns axis automargin on (a second layout and draw of each chart in the browser);
     # every chart of the pages leaves the server with it off, and its margins set, except an x axis of
-    # labels that may be turned (ui.charts.fixed_margins)
+    # labels that may be turned (ui.margins.fixed_margins)
     for path in ("pages/1_Patchify.py", "pages/2_Permutation_symmetry.py", "pages/3_ViT_vs_CNN.py"):
         specs = [json.loads(el.proto.spec) for el in all_charts(page(path, timeout=60))]
         assert specs, path

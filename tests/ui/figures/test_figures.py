@@ -1,8 +1,8 @@
-"""Every figure in ui/charts.py, built from small inputs: its traces, axes and title."""
+"""Every figure in ui/figures/, built from small inputs: its traces, axes and title."""
 
 import numpy as np
 
-from ui import charts
+from ui.figures import figure_tables, image_figures, margins, model_figures, plots
 
 ROWS = [{"model": m, "seed": s, "train_acc": 1.0, "test_acc": acc} for m, accs in (("vit", (0.5, 0.3)), ("cnn", (1.0, 1.0)))
         for s, acc in enumerate(accs)]
@@ -10,96 +10,96 @@ ROWS = [{"model": m, "seed": s, "train_acc": 1.0, "test_acc": acc} for m, accs i
 
 def test_images_and_patch_grids():
     img = np.random.default_rng(0).random((3, 8, 8))
-    fig = charts.image_figure(img, "an image")
+    fig = image_figures.image_figure(img, "an image")
     assert fig.data[0].type == "image" and fig.layout.title.text == "an image"
-    assert charts.image_figure(img[:1]).data[0].type == "heatmap"
-    grid = charts.image_with_patch_grid(img, 4, highlight=3, title="grid")
+    assert image_figures.image_figure(img[:1]).data[0].type == "heatmap"
+    grid = image_figures.image_with_patch_grid(img, 4, highlight=3, title="grid")
     assert len(grid.layout.shapes) == 1 + 1  # the frame and the box
-    lines = next(t for t in grid.data if t.name == charts.GRID_TRACE)  # the grid: one vertical, one horizontal line
+    lines = next(t for t in grid.data if t.name == image_figures.GRID_TRACE)  # the grid: one vertical, one horizontal line
     assert list(lines.x) == [3.5, 3.5, None, -0.5, 7.5, None] and list(lines.y) == [-0.5, 7.5, None, 3.5, 3.5, None]
-    assert all(name != charts.GRID_TRACE for name, _ in charts.figure_tables(grid))  # not listed as numbers
+    assert all(name != image_figures.GRID_TRACE for name, _ in figure_tables.figure_tables(grid))  # not listed as numbers
     numbers = grid.data[-1]  # each patch's number at its centre, as a text trace
     assert list(numbers.text) == ["0", "1", "2", "3"] and (numbers.x[1], numbers.y[2]) == (5.5, 5.5)
-    assert list(charts.image_with_patch_grid(img, 4, labels=[3, 2, 1, 0]).data[-1].text) == ["3", "2", "1", "0"]
-    assert list(charts.figure_tables(grid)[-1][1]["label"]) == ["0", "1", "2", "3"]  # "Show numbers" lists them
+    assert list(image_figures.image_with_patch_grid(img, 4, labels=[3, 2, 1, 0]).data[-1].text) == ["3", "2", "1", "0"]
+    assert list(figure_tables.figure_tables(grid)[-1][1]["label"]) == ["0", "1", "2", "3"]  # "Show numbers" lists them
 
 
 def test_matrices_maps_and_bars():
-    m = charts.matrix_figure(np.arange(6).reshape(2, 3) - 2, "m", "x", "y", highlight_row=1)
+    m = plots.matrix_figure(np.arange(6).reshape(2, 3) - 2, "m", "x", "y", highlight_row=1)
     assert m.data[0].zmin == -3 and m.data[0].zmax == 3 and m.layout.xaxis.title.text == "x"
-    g = charts.grid_map(np.eye(2), "g", zmin=0, zmax=1)
+    g = plots.grid_map(np.eye(2), "g", zmin=0, zmax=1)
     assert g.data[0].text[0][0] == "1.000" and g.layout.yaxis.autorange == "reversed"
-    b = charts.bar_figure(np.array([1.0, -1.0]), "b")
+    b = plots.bar_figure(np.array([1.0, -1.0]), "b")
     assert list(b.data[0].marker.color) == ["#4f46e5", "#ef4444"]
-    gb = charts.grouped_bars({"a": [1, 2], "b": [3, 4]}, "gb")
+    gb = plots.grouped_bars({"a": [1, 2], "b": [3, 4]}, "gb")
     assert [t.name for t in gb.data] == ["a", "b"] and gb.layout.barmode == "group"
-    ls = charts.log_strip({"zeros": np.zeros(3)}, "ls", "value")
+    ls = plots.log_strip({"zeros": np.zeros(3)}, "ls", "value")
     assert ls.layout.xaxis.type == "log" and min(ls.data[0].x) == 1e-18
 
 
 def test_accuracy_bars_use_the_registry_labels_and_colours():
-    fig = charts.accuracy_bars(ROWS)
+    fig = model_figures.accuracy_bars(ROWS)
     bars = [t for t in fig.data if t.type == "bar"]
     assert list(bars[1].x) == ["ViT (lesson)", "CNN"] and list(bars[1].y) == [0.4, 1.0]
-    assert list(bars[1].marker.color) == [charts.color("vit"), charts.color("cnn")]
+    assert list(bars[1].marker.color) == [model_figures.color("vit"), model_figures.color("cnn")]
     assert fig.layout.yaxis.tickformat == ".0%"
 
 
 def test_curves_skip_missing_points():
     curves = [{"model": "cnn", "seed": 0, "epoch": e, "loss": 1 / e, "test_acc": None if e % 2 else 0.5}
               for e in range(1, 5)]
-    loss = charts.curves_figure(curves, "loss", "Training loss")
-    acc = charts.curves_figure(curves, "test_acc", "acc")
+    loss = model_figures.curves_figure(curves, "loss", "Training loss")
+    acc = model_figures.curves_figure(curves, "test_acc", "acc")
     assert list(loss.data[0].x) == [1, 2, 3, 4] and list(acc.data[0].x) == [2, 4]
     assert acc.data[0].name == "CNN" and acc.layout.yaxis.range == (0, 1.05)
 
 
 def test_curves_one_colour_per_model_seeds_as_line_styles_one_legend_entry_per_model():
     curves = [{"model": m, "seed": s, "epoch": 1, "loss": 1.0} for m in ("vit", "cnn") for s in (0, 1, 2)]
-    fig = charts.curves_figure(curves, "loss", "loss")
+    fig = model_figures.curves_figure(curves, "loss", "loss")
     assert [t.name for t in fig.data if t.showlegend] == ["ViT (lesson)", "CNN"]
     vit = [t for t in fig.data if t.legendgroup == "vit"]
-    assert {t.line.color for t in vit} == {charts.color("vit")} and len({t.line.dash for t in vit}) == 3
+    assert {t.line.color for t in vit} == {model_figures.color("vit")} and len({t.line.dash for t in vit}) == 3
     assert "seed 0 solid" in fig.layout.title.text
 
 
 def test_position_map_is_colour_blind_safe_with_numbers_in_cells():
-    fig = charts.position_map_figure(np.array([[0.0, 1.0], [0.5, np.nan]]), [3, 4], (3, 3), (4, 4), "map")
+    fig = model_figures.position_map_figure(np.array([[0.0, 1.0], [0.5, np.nan]]), [3, 4], (3, 3), (4, 4), "map")
     colours = [c for _, c in fig.data[0].colorscale]
     assert not {"#d73027", "#1a9850"} & set(colours)  # no red-to-green
     assert [list(r) for r in fig.data[0].text] == [["0%", "100%"], ["50%", ""]]
 
 
 def test_figure_tables_give_every_chart_its_numbers():
-    tables = charts.figure_tables(charts.grid_map(np.arange(6).reshape(2, 3), "g"))
+    tables = figure_tables.figure_tables(plots.grid_map(np.arange(6).reshape(2, 3), "g"))
     assert tables[0][1].shape == (2, 3) and tables[0][1].iloc[1, 2] == 5
-    bars = charts.figure_tables(charts.bar_figure(np.array([1.0, -2.0]), "b", ["a", "b"]))
+    bars = figure_tables.figure_tables(plots.bar_figure(np.array([1.0, -2.0]), "b", ["a", "b"]))
     assert list(bars[0][1]["x"]) == ["a", "b"] and list(bars[0][1]["y"]) == [1.0, -2.0]
-    gal = charts.image_gallery([np.zeros((4, 4))], ["c"], table=[{"shape": "plus", "cx": 3}])
-    assert charts.figure_tables(gal)[0][1].to_dict("records") == [{"shape": "plus", "cx": 3}]
+    gal = image_figures.image_gallery([np.zeros((4, 4))], ["c"], table=[{"shape": "plus", "cx": 3}])
+    assert figure_tables.figure_tables(gal)[0][1].to_dict("records") == [{"shape": "plus", "cx": 3}]
 
 
 def test_position_map_outlines_inclusive_ranges():
-    fig = charts.position_map_figure(np.full((10, 10), 0.5), list(range(3, 13)), (5, 10), (3, 4), "map")
+    fig = model_figures.position_map_figure(np.full((10, 10), 0.5), list(range(3, 13)), (5, 10), (3, 4), "map")
     train, test = fig.layout.shapes
     assert (train.x0, train.x1) == (4.5, 10.5) and (test.x0, test.x1) == (2.5, 4.5) and test.line.dash == "dash"
 
 
 def test_gallery_sweep_and_patch_row():
-    gal = charts.image_gallery([np.zeros((4, 4))] * 7, [f"c{i}" for i in range(7)], cols=6, title="gallery")
+    gal = image_figures.image_gallery([np.zeros((4, 4))] * 7, [f"c{i}" for i in range(7)], cols=6, title="gallery")
     assert len(gal.data) == 7 and gal.layout.height == 190 * 2 + 40
-    sweep = charts.sweep_figure([{"value": v, "model": "vit", "test_acc": a} for v, a in ((2, 0.9), (2, 0.7), (4, 0.5))],
+    sweep = model_figures.sweep_figure([{"value": v, "model": "vit", "test_acc": a} for v, a in ((2, 0.9), (2, 0.7), (4, 0.5))],
                                 "patch size P (pixels)")
     assert list(sweep.data[0].x) == [2, 4] and list(sweep.data[0].y) == [0.8, 0.5]
     assert np.allclose(sweep.data[0].error_y.array, [0.1, 0.0]) and sweep.layout.xaxis.title.text == "patch size P (pixels)"
     assert list(sweep.layout.xaxis.tickvals) == [2, 4] and list(sweep.layout.xaxis.ticktext) == ["2", "4"]
     assert sweep.layout.shapes and "vs patch size P (pixels)" in sweep.layout.title.text  # the chance line
-    row = charts.patch_row_figure(np.zeros(48), "row", channels=3, patch_size=4)
+    row = image_figures.patch_row_figure(np.zeros(48), "row", channels=3, patch_size=4)
     assert [s.x0 for s in row.layout.shapes] == [15.5, 31.5]
 
 
 def test_side_by_side_titles_wrap_at_spaces():
-    from ui.charts import wrap
+    from ui.figures.plots import wrap
 
     assert wrap("Hybrid (CNN stem + ViT)", 12) == "Hybrid (CNN<br>stem + ViT)"
     assert wrap("CNN", 12) == "CNN" and all(len(line) <= 12 for line in wrap("ViT, 2-D relative position bias", 12).split("<br>"))
@@ -107,24 +107,24 @@ def test_side_by_side_titles_wrap_at_spaces():
 
 def test_fixed_margins_fit_the_labels_and_leave_plotly_no_second_pass():
     # numbers on y: room for about five characters; automargin off on both axes
-    gb = charts.fixed_margins(charts.grouped_bars({"a": [1, 2]}, "gb", ["class 0", "class 1"]))
+    gb = margins.fixed_margins(plots.grouped_bars({"a": [1, 2]}, "gb", ["class 0", "class 1"]))
     assert gb.layout.xaxis.automargin is False and gb.layout.yaxis.automargin is False
-    assert gb.layout.margin.l >= 5 * charts.CHAR_PX and gb.layout.margin.b >= charts.LINE_PX
+    assert gb.layout.margin.l >= 5 * margins.CHAR_PX and gb.layout.margin.b >= margins.LINE_PX
     # names on y (horizontal bars, boxes placed at their names): room for the longest
-    rank = charts.fixed_margins(charts.ranking_figure([{"model": "vit-relpos", "mean": 0.6, "lo": 0.5, "hi": 0.7},
+    rank = margins.fixed_margins(model_figures.ranking_figure([{"model": "vit-relpos", "mean": 0.6, "lo": 0.5, "hi": 0.7},
                                                        {"model": "cnn", "mean": 0.9, "lo": 0.8, "hi": 1.0}]))
     longest = max(len(t) for t in rank.data[0].y)
-    assert rank.layout.margin.l >= longest * charts.CHAR_PX and rank.layout.xaxis.title.text  # and its title below
-    assert rank.layout.margin.b >= 2 * charts.LINE_PX
-    strip = charts.fixed_margins(charts.log_strip({"with sincos2d positions": np.ones(3)}, "s", "max"))
-    assert strip.layout.margin.l >= len("with sincos2d positions") * charts.CHAR_PX
+    assert rank.layout.margin.l >= longest * margins.CHAR_PX and rank.layout.xaxis.title.text  # and its title below
+    assert rank.layout.margin.b >= 2 * margins.LINE_PX
+    strip = margins.fixed_margins(plots.log_strip({"with sincos2d positions": np.ones(3)}, "s", "max"))
+    assert strip.layout.margin.l >= len("with sincos2d positions") * margins.CHAR_PX
     # a margin the figure asked for is kept when larger; hidden axes need none
-    maps = charts.fixed_margins(charts.small_maps_figure(np.zeros((2, 3, 3)), ["a", "b"], "m", cols=2))
+    maps = margins.fixed_margins(image_figures.small_maps_figure(np.zeros((2, 3, 3)), ["a", "b"], "m", cols=2))
     assert (maps.layout.margin.l, maps.layout.margin.b) == (10, 10)  # as the figure set them
-    assert charts.fixed_margins(charts.grid_map(np.eye(2), "g")).layout.margin.t == 40
+    assert margins.fixed_margins(plots.grid_map(np.eye(2), "g")).layout.margin.t == 40
 
 
 def test_fixed_margins_leave_automargin_where_labels_may_be_turned():
     # sixteen "layer l, head h" categories along x: Plotly turns them when they crowd, to a height unknown here
-    bars = charts.fixed_margins(charts.distance_bars(np.ones((4, 4)), np.ones((4, 4)), "d"))
+    bars = margins.fixed_margins(model_figures.distance_bars(np.ones((4, 4)), np.ones((4, 4)), "d"))
     assert bars.layout.xaxis.automargin is True and bars.layout.yaxis.automargin is False

@@ -1,0 +1,157 @@
+"""Images as figures: an image with its patch grid, maps beside images, galleries, a patch's row of
+values. Plotly only: no Streamlit here, so figures can be tested alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ui.figures.plots import matrix_figure, square_layout
+
+
+def image_figure(image: np.ndarray, title: str = "") -> go.Figure:
+    """(C, H, W) in [0, 1]: grey as a heatmap, RGB as an image."""
+    C, H, W = image.shape
+    fig = go.Figure()
+    if C == 1:
+        fig.add_trace(go.Heatmap(z=image[0], colorscale="gray", zmin=0, zmax=1, showscale=False,
+                                 hovertemplate="x=%{x} y=%{y} value=%{z:.3f}<extra></extra>"))
+    else:
+        rgb = (np.clip(image.transpose(1, 2, 0), 0, 1) * 255).astype(np.uint8)
+        fig.add_trace(go.Image(z=rgb, hovertemplate="x=%{x} y=%{y} rgb=%{z}<extra></extra>"))
+    # A thin frame: a white patch at the image's edge would otherwise melt into the white page
+    fig.add_shape(type="rect", x0=-0.5, x1=W - 0.5, y0=-0.5, y1=H - 0.5, line=dict(color="#6b7280", width=1))
+    fig.update_layout(title=title)
+    return square_layout(fig)
+
+
+GRID_TRACE = "patch grid"  # the line trace of a patch grid: drawing, not data
+
+
+def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | None = None, title: str = "",
+                          labels: list | None = None) -> go.Figure:
+    """The image with its patch grid drawn on top and each patch's number (default: its place in the sequence)."""
+    C, H, W = image.shape
+    fig = image_figure(image, title)
+    gh, gw = H // patch_size, W // patch_size
+    # The grid's lines as one line trace (None breaks it between lines), not one layout shape per line:
+    # Plotly builds and validates every shape on its own, on the server at each rerun, and draws each
+    # apart. "Show numbers" skips it (figure_tables): it is drawing, not data.
+    verticals = [k * patch_size - 0.5 for k in range(1, gw)]  # each line's x
+    horizontals = [k * patch_size - 0.5 for k in range(1, gh)]  # each line's y
+    xs = [v for x in verticals for v in (x, x, None)] + [v for _ in horizontals for v in (-0.5, W - 0.5, None)]
+    ys = [v for _ in verticals for v in (-0.5, H - 0.5, None)] + [v for y in horizontals for v in (y, y, None)]
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="#f59e0b", width=1), name=GRID_TRACE,
+                             hoverinfo="skip", showlegend=False))
+    if highlight is not None:
+        r, c = divmod(highlight, gw)
+        fig.add_shape(type="rect", x0=c * patch_size - 0.5, x1=(c + 1) * patch_size - 0.5, xref="x", yref="y",
+                      y0=r * patch_size - 0.5, y1=(r + 1) * patch_size - 0.5, line=dict(color="#ef4444", width=3))
+    if gh * gw <= 256:
+        # The numbers as one text trace on dark squares, not as layout annotations: Plotly lays out every
+        # annotation on its own, which makes the figure slow to draw (benchmarks/browser_latency.py)
+        text = [str(labels[i] if labels is not None else i) for i in range(gh * gw)]
+        font = 14 if gh * gw <= 16 else 10 if gh * gw <= 64 else 7
+        centre = (patch_size - 1) / 2
+        rows, cols = np.divmod(np.arange(gh * gw), gw)  # patch i sits at grid (row, col), row-major
+        fig.add_trace(go.Scatter(
+            x=cols * patch_size + centre, y=rows * patch_size + centre, text=text, mode="markers+text", name="patch numbers", textfont=dict(color="white", size=font),
+            marker=dict(symbol="square", color="rgba(17,24,39,0.75)",
+                        size=font * (1.2 + 0.6 * max(len(t) for t in text))),
+            hoverinfo="skip", showlegend=False))
+    # the image's own extent, row 0 at the top: the line and marker traces would otherwise move the autorange
+    fig.update_xaxes(range=[-0.5, W - 0.5], autorange=False)
+    fig.update_yaxes(range=[H - 0.5, -0.5], autorange=False)
+    return fig
+
+
+def small_maps_figure(maps: np.ndarray, titles: list[str], title: str, cols: int, colorscale: str = "Viridis",
+                      zmin: float | None = None, zmax: float | None = None, height_per_row: int = 150,
+                      hover: str = "value") -> go.Figure:
+    """Many small maps (an (n, h, w) array) in one figure at one colour scale: attention per layer and head,
+    feature maps per channel, position similarities per position."""
+    from plotly.subplots import make_subplots
+
+    maps = np.asarray(maps, dtype=np.float64)
+    n = len(maps)
+    rows = max(1, -(-n // cols))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.02,
+                        vertical_spacing=min(0.3 / rows, 0.08))
+    lo = float(np.nanmin(maps)) if zmin is None else zmin
+    hi = float(np.nanmax(maps)) if zmax is None else zmax
+    for i, m in enumerate(maps):
+        fig.add_trace(go.Heatmap(z=m, coloraxis="coloraxis", name=titles[i],
+                                 hovertemplate=f"{titles[i]}<br>row %{{y}}, col %{{x}}: {hover} %{{z:.3g}}<extra></extra>"),
+                      row=i // cols + 1, col=i % cols + 1)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, autorange="reversed")
+    for k in range(1, n + 1):
+        fig.update_layout({f"yaxis{k if k > 1 else ''}": dict(scaleanchor=f"x{k if k > 1 else ''}")})
+    fig.update_annotations(font_size=10)
+    fig.update_layout(title=title, height=height_per_row * rows + 70, margin=dict(l=10, r=10, t=60, b=10),
+                      coloraxis=dict(colorscale=colorscale, cmin=lo, cmax=hi))
+    return fig
+
+
+def image_with_map(image: np.ndarray, grid: np.ndarray, title: str, colorscale: str = "Inferno") -> go.Figure:
+    """A grey (H, W) image with a (G, G) map over it, each cell covering its patch: where attention goes,
+    on the picture itself. Hover gives each patch's value."""
+    H, W = image.shape
+    G = grid.shape[0]
+    P = H // G
+    cells = np.kron(np.asarray(grid, dtype=np.float64), np.ones((P, P)))  # (H, W): each patch's value on its pixels
+    fig = go.Figure([
+        go.Heatmap(z=image, colorscale="gray", zmin=0, zmax=1, showscale=False, hoverinfo="skip", name="image"),
+        go.Heatmap(z=cells, colorscale=colorscale, opacity=0.6, zmin=0, name="attention",
+                   customdata=np.kron(np.arange(G * G).reshape(G, G), np.ones((P, P), dtype=int)),
+                   hovertemplate="patch %{customdata}: %{z:.3f}<extra></extra>", colorbar=dict(thickness=12))])
+    fig.add_shape(type="rect", x0=-0.5, x1=W - 0.5, y0=-0.5, y1=H - 0.5, line=dict(color="#6b7280", width=1))
+    fig.update_layout(title=title)
+    return square_layout(fig, 320)
+
+
+def image_with_peaks(image: np.ndarray, peaks: list[tuple[int, int]], title: str, size: int = 2) -> go.Figure:
+    """A grey image with a box where each CNN channel's strongest response is (``size`` pixels: one cell of
+    the pooled feature map)."""
+    fig = image_figure(image[None], title)
+    fig.update_layout(shapes=list(fig.layout.shapes) + [
+        dict(type="rect", x0=c - 0.5, x1=c + size - 0.5, y0=r - 0.5, y1=r + size - 0.5, xref="x", yref="y",
+             line=dict(color="#ef4444", width=2)) for r, c in set(peaks)])
+    return fig
+
+
+def image_gallery(images: list[np.ndarray], captions: list[str], cols: int = 4, title: str = "",
+                  table: list[dict] | None = None) -> go.Figure:
+    """Small grey images in a grid, each with a caption (four to a row, so captions stay apart on a phone).
+    ``table``: what "Show numbers" lists instead of the pixels (one dict per image)."""
+    from plotly.subplots import make_subplots
+
+    rows = max(1, -(-len(images) // cols))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=captions, horizontal_spacing=0.02, vertical_spacing=0.12)
+    for i, img in enumerate(images):
+        fig.add_trace(go.Heatmap(z=img, colorscale="gray", zmin=0, zmax=1, showscale=False, hoverinfo="skip"),
+                      row=i // cols + 1, col=i % cols + 1)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, autorange="reversed")
+    for k in range(1, len(images) + 1):  # keep every little image square
+        fig.update_layout({f"yaxis{k if k > 1 else ''}": dict(scaleanchor=f"x{k if k > 1 else ''}")})
+    fig.update_annotations(font_size=10)
+    fig.update_layout(title=title, height=190 * rows + 40, margin=dict(l=10, r=10, t=60, b=10),
+                      meta={"table": table} if table else None)
+    return fig
+
+
+def patch_row_figure(row: np.ndarray, title: str, channels: int, patch_size: int, height: int = 200,
+                     pixels_first: bool = False) -> go.Figure:
+    """One flattened patch as a row of values: channel blocks split by lines in the right order; in the
+    wrong (pixels-first) order each pixel's channels sit side by side, so lines split the pixels instead."""
+    fig = matrix_figure(row[None], title, "value index: pixel, then channel" if pixels_first else
+                        "value index: channel, then pixel", "", colorscale="gray", symmetric=False, height=height,
+                        zmin=0, zmax=1)
+    if pixels_first:
+        cuts, width = ([px * channels for px in range(1, patch_size * patch_size)] if channels > 1 else []), 1
+    else:
+        cuts, width = [ch * patch_size * patch_size for ch in range(1, channels)], 2
+    fig.update_layout(shapes=[dict(type="line", x0=x - 0.5, x1=x - 0.5, y0=0, y1=1, xref="x", yref="paper",
+                                   line=dict(color="#ef4444", width=width)) for x in cuts])
+    return fig

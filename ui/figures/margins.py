@@ -1,0 +1,63 @@
+"""Chart margins set on the server, from the labels a figure will draw. Plotly only: no Streamlit here."""
+
+from __future__ import annotations
+
+import re
+
+import plotly.graph_objects as go
+
+# Streamlit's chart theme turns on Plotly's ``automargin`` for every axis: Plotly then lays out and draws
+# each chart, measures its tick labels and draws it again with margins that fit them. That second pass is
+# a large share of a control change's wait on the symmetry page (docs/performance.md), so the margins are
+# set here, from the labels the figure will draw. An axis whose labels may be turned on their side (many long categories along x) keeps automargin: their height cannot be known here.
+CHAR_PX = 7  # an average character of the theme's 12 px axis font, with a little room
+LINE_PX = 20  # one line of axis text
+PAD_PX = 10  # the theme's gap between the plot and its tick labels
+ROTATE_AT = 250  # category labels along x of more characters than this together may be turned (pixels)
+
+
+def _axis_names(fig: go.Figure) -> list[str]:
+    """Every x and y axis the figure draws: the first two always, the subplots' ones when set."""
+    return sorted({"xaxis", "yaxis"} | {k for k in fig.layout.to_plotly_json() if re.fullmatch(r"[xy]axis\d*", k)})
+
+
+def _traces_on(fig: go.Figure, axis: str) -> list:
+    ref = axis[0] + axis[5:]  # "yaxis2" -> "y2"; "yaxis" -> "y"
+    return [t for t in fig.data if (getattr(t, axis[0] + "axis", None) or axis[0]) == ref]
+
+
+def _labels(fig: go.Figure, axis: str) -> list[str]:
+    """The text of an axis's tick labels where the figure decides it (categories, ticktext), else []."""
+    ax = fig.layout[axis]
+    if ax.ticktext is not None:
+        return [str(t) for t in ax.ticktext]
+    labels = []
+    for t in _traces_on(fig, axis):
+        values = getattr(t, axis[0], None)
+        if values is not None:
+            labels += [v for v in values if isinstance(v, str)]
+        elif t.type == "box" and t.name and (t.orientation == "h") == (axis[0] == "y"):
+            labels.append(t.name)  # a box without positions sits at its name, on its category axis
+    return labels
+
+
+def fixed_margins(fig: go.Figure) -> go.Figure:
+    """Margins that fit the figure's axis labels and titles, automargin off (see above). In place."""
+    left, bottom = 0, 0
+    for axis in _axis_names(fig):
+        ax = fig.layout[axis]
+        labels = [] if ax.visible is False else _labels(fig, axis)  # a hidden axis draws no labels
+        turned = axis.startswith("x") and sum(len(t) for t in labels) * CHAR_PX > ROTATE_AT
+        fig.layout[axis].automargin = turned
+        if ax.visible is False or turned:
+            continue
+        title = LINE_PX * (ax.title.text.count("<br>") + 1) if ax.title.text else 0
+        if axis.startswith("y"):
+            chars = max((len(t) for t in labels), default=4 if str(ax.tickformat or "").endswith("%") else 5)
+            left = max(left, chars * CHAR_PX + title)
+        else:
+            bottom = max(bottom, LINE_PX + title)
+    m = fig.layout.margin
+    fig.update_layout(margin=dict(l=max(m.l or 0, left + PAD_PX + 4) if left else m.l,
+                                  b=max(m.b or 0, bottom + PAD_PX + 4) if bottom else m.b))
+    return fig

@@ -1,0 +1,193 @@
+"""Figures about trained models: each model's label and colour, accuracies, curves, the generalization
+maps, the ranking and the sweeps. Plotly only: no Streamlit here, so figures can be tested alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core.models.registry import spec
+from ui.figures.plots import square_layout, wrap
+
+
+def label(model: str) -> str:
+    return spec(model).label
+
+
+def color(model: str) -> str:
+    return spec(model).color
+
+
+def accuracy_bars(rows: list[dict], title: str = "Accuracy per model (bars: mean, dots: seeds)") -> go.Figure:
+    """Grouped bars of mean train and test accuracy per model, each seed drawn as a dot. ``rows``: dicts
+    with model, seed, train_acc and test_acc (diverged seeds left out by the caller)."""
+    fig = go.Figure()
+    models = list(dict.fromkeys(r["model"] for r in rows))
+    for split, opacity in (("train_acc", 0.45), ("test_acc", 1.0)):
+        means = [np.mean([r[split] for r in rows if r["model"] == m]) for m in models]
+        fig.add_trace(go.Bar(x=[label(m) for m in models], y=means, name="train (seen positions)" if split == "train_acc"
+                             else "test (unseen positions)", opacity=opacity, offsetgroup=split,
+                             marker_color=[color(m) for m in models],
+                             text=[f"{v:.1%}" for v in means], textposition="outside", textfont=dict(color="#111827")))
+        fig.add_trace(go.Box(x=[label(r["model"]) for r in rows], y=[r[split] for r in rows], offsetgroup=split,
+                             boxpoints="all", pointpos=0, jitter=0.3, fillcolor="rgba(0,0,0,0)", line_color="rgba(0,0,0,0)",
+                             marker=dict(color="#111827", size=7), showlegend=False, name=f"{split}, per seed",
+                             hovertext=[f"seed {r['seed']}: {r[split]:.1%}" for r in rows], hoverinfo="text"))
+    fig.add_hline(y=0.5, line=dict(dash="dot", color="#6b7280"), annotation_text="chance")
+    fig.update_layout(title=title, barmode="group", boxmode="group", height=380, yaxis=dict(range=[0, 1.12], tickformat=".0%"),
+                      margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=-0.15))
+    return fig
+
+
+SEED_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+
+
+def curves_figure(curves: list[dict], metric: str, title: str, height: int = 320) -> go.Figure:
+    """One line per (model, seed) over epochs: one colour per model, the seeds as line styles, one legend
+    entry per model (clicking it hides all its seeds). Missing points (epochs not evaluated) are skipped."""
+    fig = go.Figure()
+    keys = list(dict.fromkeys((c["model"], c["seed"]) for c in curves))
+    seeds = sorted({seed for _, seed in keys})
+    for model, seed in keys:
+        pts = [c for c in curves if c["model"] == model and c["seed"] == seed and c.get(metric) is not None]
+        first = seed == min(s for m, s in keys if m == model)
+        fig.add_trace(go.Scatter(x=[c["epoch"] for c in pts], y=[c[metric] for c in pts], mode="lines",
+                                 name=label(model), legendgroup=model, showlegend=first,
+                                 line=dict(color=color(model), dash=SEED_DASHES[seeds.index(seed) % len(SEED_DASHES)]),
+                                 hovertemplate=f"{label(model)} · seed {seed}<br>epoch %{{x}}: %{{y:.3~g}}<extra></extra>"))
+    if len(seeds) > 1:
+        title += " (line style: seed " + ", ".join(f"{s} {d}" for s, d in zip(seeds, SEED_DASHES, strict=False)) + ")"
+    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40, b=10), xaxis_title="epoch",
+                      legend=dict(orientation="h", y=-0.25))
+    if metric != "loss":
+        fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
+    return fig
+
+
+# Accuracy from wrong (0) through chance (0.5, white) to right (1): orange to blue, which colour-blind eyes
+# tell apart (unlike red to green); every cell also carries its number.
+ACCURACY_SCALE = [[0.0, "#b35806"], [0.25, "#f1a340"], [0.5, "#f7f7f7"], [0.75, "#67a9cf"], [1.0, "#2166ac"]]
+
+
+def position_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple[int, int],
+                        test_range: tuple[int, int], title: str, height: int = 330) -> go.Figure:
+    """Accuracy at each shape centre (x = cx, y = cy) with the training and test regions outlined.
+    Ranges are inclusive."""
+    text = [["" if np.isnan(v) else f"{v:.0%}" for v in row] for row in grid]
+    fig = go.Figure(go.Heatmap(z=grid, x=centres, y=centres, zmin=0, zmax=1, colorscale=ACCURACY_SCALE, text=text,
+                               texttemplate="%{text}", textfont=dict(size=8), colorbar=dict(tickformat=".0%"),
+                               hovertemplate="cx=%{x} cy=%{y} accuracy=%{z:.0%}<extra></extra>"))
+    for (lo, hi), color, name in ((train_range, "#111827", "train"), (test_range, "#7c3aed", "test")):
+        fig.add_shape(type="rect", x0=lo - 0.5, x1=hi + 0.5, y0=lo - 0.5, y1=hi + 0.5,
+                      line=dict(color=color, width=3, dash="solid" if name == "train" else "dash"))
+    fig.update_layout(title=title)
+    fig.update_xaxes(title="cx", dtick=1)
+    fig.update_yaxes(title="cy", dtick=1)
+    return square_layout(fig, height)
+
+
+def ranking_figure(rows: list[dict], title: str = "Test accuracy at unseen positions, best first (bars: 95 % "
+                                                       "interval)") -> go.Figure:
+    """Horizontal bars, one per model, sorted by mean test accuracy, with its 95 % interval as error bars.
+    ``rows``: dicts with model, mean, lo, hi."""
+    rows = sorted(rows, key=lambda r: r["mean"])  # best at the top (Plotly draws the first bar lowest)
+    fig = go.Figure(go.Bar(
+        y=[label(r["model"]) for r in rows], x=[r["mean"] for r in rows], orientation="h",
+        marker_color=[color(r["model"]) for r in rows], text=[f"{r['mean']:.0%}" for r in rows],
+        textposition="inside", insidetextanchor="start", textfont=dict(color="#ffffff"),
+        error_x=dict(type="data", symmetric=False, array=[r["hi"] - r["mean"] for r in rows],
+                     arrayminus=[r["mean"] - r["lo"] for r in rows], color="#111827"),
+        hovertemplate="%{y}: %{x:.1%}<extra></extra>"))
+    fig.add_vline(x=0.5, line=dict(dash="dot", color="#6b7280"), annotation_text="chance", annotation_position="top")
+    fig.update_layout(title=title, height=60 + 28 * len(rows), margin=dict(l=10, r=10, t=40, b=10),
+                      xaxis=dict(range=[0, 1.02], tickformat=".0%",
+                                 title="test accuracy<br>(unseen positions)"))  # two lines: fits a phone
+    return fig
+
+
+def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_range: tuple[int, int],
+                     test_range: tuple[int, int], title: str, cols: int = 4) -> go.Figure:
+    """Every model's generalization map (accuracy at each centre, both shapes averaged) side by side, at one
+    colour scale, each with the training square (solid) and the test square (dashed). One figure, not one
+    per model: a chart costs the browser far more than a subplot."""
+    from plotly.subplots import make_subplots
+
+    names = list(grids)
+    rows = max(1, -(-len(names) // cols))
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[wrap(label(m), 12) for m in names],
+                        horizontal_spacing=0.03, vertical_spacing=0.35 / rows)
+    for i, m in enumerate(names):
+        r, c = i // cols + 1, i % cols + 1
+        fig.add_trace(go.Heatmap(z=grids[m], x=centres, y=centres, coloraxis="coloraxis", name=label(m),
+                                 hovertemplate=f"{label(m)}<br>cx=%{{x}} cy=%{{y}}: %{{z:.0%}}<extra></extra>"),
+                      row=r, col=c)
+        for (lo, hi), line in ((train_range, dict(color="#111827", width=2)),
+                               (test_range, dict(color="#7c3aed", width=2, dash="dash"))):
+            fig.add_shape(type="rect", x0=lo - 0.5, x1=hi + 0.5, y0=lo - 0.5, y1=hi + 0.5, line=line, row=r, col=c)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False, autorange="reversed")
+    for k in range(1, len(names) + 1):  # square cells
+        fig.update_layout({f"yaxis{k if k > 1 else ''}": dict(scaleanchor=f"x{k if k > 1 else ''}")})
+    fig.update_annotations(font_size=10)
+    fig.update_layout(title=title, height=230 * rows + 60, margin=dict(l=10, r=10, t=70, b=10),
+                      coloraxis=dict(colorscale=ACCURACY_SCALE, cmin=0, cmax=1, colorbar=dict(tickformat=".0%")))
+    return fig
+
+
+def probe_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple[int, int],
+                     test_range: tuple[int, int], chosen: tuple[int, int], title: str) -> go.Figure:
+    """A generalization map to click: each cell probes the model with the shape at that centre. An
+    invisible marker on every cell makes the click a selectable point; the chosen cell has a red box."""
+    fig = position_map_figure(grid, centres, train_range, test_range, title)
+    xs, ys = np.meshgrid(centres, centres)
+    fig.add_trace(go.Scatter(x=xs.flatten(), y=ys.flatten(), mode="markers", name="probe here",
+                             marker=dict(size=22, symbol="square", opacity=0.01, color="#000000"),
+                             hovertemplate="click: probe at cx=%{x}, cy=%{y}<extra></extra>", showlegend=False))
+    cx, cy = chosen
+    fig.add_shape(type="rect", x0=cx - 0.5, x1=cx + 0.5, y0=cy - 0.5, y1=cy + 0.5, line=dict(color="#ef4444", width=3))
+    lo, hi = centres[0] - 0.5, centres[-1] + 0.5  # the markers must not widen the axes beyond the map
+    fig.update_xaxes(range=[lo, hi], autorange=False)
+    fig.update_yaxes(range=[hi, lo], autorange=False)
+    return fig
+
+
+def model_bars(values: dict[str, float], title: str, x_title: str, fmt: str = ".1f") -> go.Figure:
+    """One horizontal bar per model, largest at the top, in each model's colour."""
+    items = sorted(values.items(), key=lambda kv: kv[1])
+    fig = go.Figure(go.Bar(y=[label(m) for m, _ in items], x=[v for _, v in items], orientation="h",
+                           marker_color=[color(m) for m, _ in items], text=[format(v, fmt) for _, v in items],
+                           textposition="outside", hovertemplate="%{y}: %{x:.3g}<extra></extra>"))
+    fig.update_layout(title=title, height=60 + 28 * len(items), margin=dict(l=10, r=10, t=40, b=10),
+                      xaxis_title=x_title)
+    return fig
+
+
+def distance_bars(untrained: np.ndarray, trained: np.ndarray, title: str) -> go.Figure:
+    """Mean attention distance per layer and head, before and after training (as the ViT paper's figure 7)."""
+    labels = [f"layer {layer}, head {h}" for layer in range(untrained.shape[0]) for h in range(untrained.shape[1])]
+    fig = go.Figure([go.Bar(x=labels, y=untrained.flatten(), name="untrained", marker_color="#9ca3af"),
+                     go.Bar(x=labels, y=trained.flatten(), name="trained", marker_color="#4f46e5")])
+    fig.update_layout(title=title, barmode="group", height=320, margin=dict(l=10, r=10, t=40, b=10),
+                      yaxis_title="pixels", legend=dict(orientation="h", y=-0.3))
+    return fig
+
+
+def sweep_figure(rows: list[dict], axis_title: str, log_x: bool = False, height: int = 360) -> go.Figure:
+    """Mean test accuracy per model at each value of one setting, the seeds' range as error bars.
+    ``rows``: dicts with value, model and test_acc."""
+    fig = go.Figure()
+    for m in dict.fromkeys(r["model"] for r in rows):
+        values = sorted({r["value"] for r in rows if r["model"] == m})
+        accs = [np.array([r["test_acc"] for r in rows if r["model"] == m and r["value"] == v]) for v in values]
+        mean = np.array([a.mean() for a in accs])
+        fig.add_trace(go.Scatter(x=values, y=mean, mode="lines+markers", name=label(m), line=dict(color=color(m)),
+                                 error_y=dict(type="data", symmetric=False, array=[a.max() for a in accs] - mean,
+                                              arrayminus=mean - [a.min() for a in accs])))
+    fig.add_hline(y=0.5, line=dict(dash="dot", color="#6b7280"), annotation_text="chance")
+    values = sorted({r["value"] for r in rows})
+    fig.update_layout(title=f"Test accuracy at unseen positions vs {axis_title} (bars: lowest to highest seed)",
+                      height=height, yaxis=dict(range=[0, 1.05], tickformat=".0%", title="test accuracy"),
+                      xaxis=dict(type="log" if log_x else "linear", title=axis_title, tickmode="array",
+                                 tickvals=values, ticktext=[f"{v:g}" for v in values]),
+                      margin=dict(l=10, r=10, t=40, b=10))
+    return fig
