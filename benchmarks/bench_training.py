@@ -15,38 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
-import threading
 import time
 
-from support.browser import tree_rss_bytes
+from benchmarks.harness import PeakRss
 
 CONFIGS = ("lesson", "exercise-1", "exercise-2", "exercise-3")
-
-
-class PeakSampler:
-    """Samples the process tree's RSS every 20 ms in a background thread."""
-
-    def __init__(self):
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-
-    def _loop(self):
-        while not self._stop.is_set():
-            self.peak = max(self.peak, tree_rss_bytes(os.getpid()))
-            time.sleep(0.02)
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self.peak = max(self.peak, tree_rss_bytes(os.getpid()))
 
 
 def side_notebook(name: str, threads: int | None = None) -> dict:
@@ -66,7 +41,7 @@ def side_notebook(name: str, threads: int | None = None) -> dict:
         "cnn": NotebookCNN,
     }
     rows = []
-    with PeakSampler() as peak:
+    with PeakRss() as peak:
         start = time.perf_counter()
         for seed, model in cfg.jobs:
             tr, te = notebook_train_and_eval(factories[model], data.Xtr, data.ytr, data.Xte, data.yte, seed,
@@ -85,7 +60,7 @@ def side_engine(name: str) -> dict:
     cfg = PRESETS[name]
     budget = server_pool().budget
     how = plan(cfg, budget.capacity, budget.cores)
-    with PeakSampler() as peak:
+    with PeakRss() as peak:
         start = time.perf_counter()
         result = run(cfg)
         seconds = time.perf_counter() - start

@@ -4,15 +4,14 @@
     python -m benchmarks.browser_latency --tries 7 --only first_draw control
 
 One freshly started ``streamlit run app.py``, headless Chromium (Debian's), each figure the median of
-``--tries`` tries, the machine's load average printed beside it. A wait ends when the page is *done*:
+``--tries`` tries, the machine's load and speed (``harness.machine_now``) printed beside it. A wait ends when the page is *done*:
 Streamlit's run is over and nothing in the page's main area has changed for ``QUIET`` seconds; the time
 reported is up to the **last change**, found by a MutationObserver over the main area (every chart's SVG,
 every number and text), so "every affected chart redrawn" is measured, not guessed.
 
 - first draw: a fresh browser context opens the page by its own URL: from the navigation's start to the
-  last change in the main area, the observer installed before the page's own scripts run. (Until this
-  was fixed it was installed once the charts were seen, after two quiet polls 100 ms apart: a first draw
-  then counted up to ~0.2 s of the harness's own polling.)
+  last change in the main area, the observer installed before the page's own scripts run (so none of the
+  harness's own polling is counted).
 - first draw from home: the home page opened and read for ``READ`` seconds, then a lesson's link in the
   sidebar clicked: from the click's input event to the lesson drawn (the usual way in; Streamlit switches
   pages inside the same document, so the home page's preloaded Plotly module is already there).
@@ -59,7 +58,7 @@ from urllib.parse import urlsplit
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
-from benchmarks.machine_speed import loop_ms
+from benchmarks.harness import machine_now
 from support.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, ROOT, streamlit_server
 from ui.lesson_list import LESSONS
 
@@ -67,10 +66,8 @@ QUIET = 0.6  # seconds without any change in the page's main area: the page is d
 # Installed before any of the page's own scripts run, so the last change is timed wherever it falls: the
 # time of the latest mutation inside the main area (milliseconds since the navigation started). One observer
 # watches the main area alone and only stamps the time; a second one, on the document's element tree (no
-# attributes), finds the main area when it appears (and again, were it replaced). The first version watched
-# every attribute of the whole document and walked up from each record to test whether it lay in the main
-# area: ~175 ms of the page's main thread during a ViT-vs-CNN first draw (a JS CPU profile), a cost of the
-# harness, not of the page.
+# attributes), finds the main area when it appears (and again, were it replaced). Watching every attribute
+# of the whole document would cost the page's main thread time of its own: the harness's, not the page's.
 WATCH = """
 window.__last = 0;
 (() => {
@@ -92,11 +89,6 @@ window.__last = 0;
 DRAWN = """([title, charts]) => [...document.querySelectorAll('h1')].some(h => h.textContent.includes(title))
   && [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.querySelector('.main-svg')).length >= charts
   && !document.querySelector('[data-testid=stSkeleton]')"""
-
-
-def load() -> str:
-    """The load average, and the machine's own speed now (``machine_speed``: the host's load moves it)."""
-    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + f" · loop {loop_ms():.0f} ms"
 
 
 def settle(page, t0: float, timeout: float = 300) -> float:
@@ -161,7 +153,7 @@ def report(what: str, times: dict[str, list[float]], out: dict[str, dict[str, fl
     ratio = ""
     if len(medians) == 2:  # a zero: the baseline had nothing to wait for (first_charts: drawn with its page)
         ratio = f"   now/before {medians['now'] / medians['before']:.2f}" if medians["before"] else "   now/before —"
-    print(f"{what:<48} {line}{ratio}   [{load()}]", flush=True)
+    print(f"{what:<48} {line}{ratio}   [{machine_now()}]", flush=True)
 
 
 def first_draw(browser, sides, tries: int, out) -> None:
@@ -422,18 +414,15 @@ def main() -> None:
                     help="curve: only the live curve's cost, the lesson re-run with it and without (not by default)")
     ap.add_argument("--json", help="write the medians to this file")
     ap.add_argument("--baseline", type=Path, help="another checkout to measure alongside, try for try")
-    ap.add_argument("--baseline-python", default=sys.executable,
-                    help="the Python that runs the baseline's server (say, a wrapper for the environment it had)")
     args = ap.parse_args()
     out: dict[str, dict[str, float]] = {}
     with ExitStack() as stack:
         sides = []
         for side, root in (("before", args.baseline), ("now", ROOT)) if args.baseline else (("now", ROOT),):
-            python = args.baseline_python if side == "before" else sys.executable
-            url, startup, _ = stack.enter_context(streamlit_server(python=python, root=root))
+            url, startup, _ = stack.enter_context(streamlit_server(root=root))
             sides.append((side, url, root))
             print(f"{side}: {root}, server healthy after {startup:.1f} s")
-        print(f"{os.cpu_count()} CPUs; {load()}")
+        print(f"{os.cpu_count()} CPUs; {machine_now()}")
         p = stack.enter_context(sync_playwright())
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for part, measure in (("first_draw", first_draw), ("control", control_change), ("run", run_to_results),

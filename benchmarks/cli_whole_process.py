@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-from benchmarks.machine_speed import loop_ms
+from benchmarks.harness import loop_ms
 
 SIDES = {
     "command line": [sys.executable, "-m", "core", "generalization", "--preset", "lesson", "--json"],

@@ -13,7 +13,8 @@ import time
 
 from playwright.sync_api import sync_playwright
 
-from support.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, streamlit_server, tree_rss_bytes, wait_for_charts
+from core.engine.machine import tree_rss
+from support.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, streamlit_server, wait_for_charts
 
 
 def main() -> None:
@@ -30,7 +31,7 @@ def main() -> None:
                 n = wait_for_charts(page, min_charts, timeout=120)
                 print(f"/{path:<22} {visit:>6} visit: {time.perf_counter() - start:5.1f} s to {n} rendered charts")
                 context.close()
-        print(f"server resident memory after visiting every page: {tree_rss_bytes(proc.pid) / 2**20:.0f} MiB")
+        print(f"server resident memory after visiting every page: {tree_rss(proc.pid) / 2**20:.0f} MiB")
         # then train the lesson preset live (Re-run), as a learner would, and measure again
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{url}/ViT_vs_CNN")
@@ -39,7 +40,7 @@ def main() -> None:
         page.get_by_text("trained on this server").wait_for(timeout=300_000)
         print(f"lesson preset trained live in the browser in {time.perf_counter() - start:.1f} s")
         print(f"server resident memory (with its training workers) after that: "
-              f"{tree_rss_bytes(proc.pid) / 2**20:.0f} MiB")
+              f"{tree_rss(proc.pid) / 2**20:.0f} MiB")
         browser.close()
 
 

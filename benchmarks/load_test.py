@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import threading
 import time
 from dataclasses import replace
 
 from playwright.sync_api import sync_playwright
 
+from benchmarks.harness import PeakRss
 from core.engine.machine import total_budget, tree_rss
 from core.engine.results import summary
 from core.engine.run import run
@@ -55,27 +55,6 @@ def expected_metrics(cfg) -> list[str]:
     shipped = [p for p in ("lesson", "exercise-1", "exercise-2", "exercise-3") if PRESETS[p] == cfg]
     result = load_shipped(shipped[0])[0] if shipped else run(cfg)
     return [f"{s.test_mean:.1%}" for s in summary(result).values()]
-
-
-class Sampler:
-    def __init__(self, pid: int):
-        self.pid, self.peak, self.samples, self._stop = pid, 0, [], threading.Event()
-
-    def __enter__(self):
-        def loop():
-            while not self._stop.is_set():
-                rss = tree_rss(self.pid)
-                self.peak = max(self.peak, rss)
-                self.samples.append((time.perf_counter(), rss))
-                time.sleep(0.05)
-
-        self._thread = threading.Thread(target=loop, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
 
 
 def page_draw_seconds(browser, url: str) -> float:
@@ -133,7 +112,7 @@ def load(n: int) -> None:
         pages = [(name, preset, how, presses, open_session(browser, url, name, preset, how, presses))
                  for name, preset, how, presses in SESSIONS[:n]]
         idle_rss = tree_rss(proc.pid)
-        with Sampler(proc.pid) as sampler:
+        with PeakRss(proc.pid, every=0.05) as sampler:
             start = time.perf_counter()
             for _, _, how, _, page in pages:
                 button = "Re-run this setting live" if how == "rerun" else "Run"

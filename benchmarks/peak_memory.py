@@ -17,7 +17,7 @@ import time
 
 from streamlit.testing.v1 import AppTest
 
-from benchmarks.bench_training import PeakSampler
+from benchmarks.harness import PeakRss
 from support.browser import ROOT
 
 
@@ -33,7 +33,7 @@ def main() -> None:
     at.multiselect(key="models").set_value(["vit", "cnn", "hybrid", "vit-config"])
     at.slider(key="epochs").set_value(10)
     at.slider(key="seeds").set_value(1)
-    with PeakSampler() as peak:
+    with PeakRss() as peak:
         start = time.perf_counter()
         next(b for b in at.button if b.label == "Run").click().run()
         seconds = time.perf_counter() - start

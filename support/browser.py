@@ -82,13 +82,6 @@ def wait_for_charts(page, minimum: int = 1, timeout: float = 60) -> int:
     raise TimeoutError(f"only {page.locator('.js-plotly-plot:has(.main-svg)').count()} charts drawn after {timeout} s")
 
 
-def tree_rss_bytes(pid: int) -> int:
-    """Resident memory of a process and all its descendants (the server and its training workers)."""
-    from core.engine.machine import tree_rss
-
-    return tree_rss(pid)
-
-
 def require_browser():
     """Return Playwright's ``sync_playwright``, or skip the calling test module when the browser is missing.
 

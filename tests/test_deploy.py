@@ -43,16 +43,3 @@ def test_the_server_runs_on_httptools_and_uvloop():
             loop.close()
     runtime = (ROOT / "requirements.txt").read_text()
     assert "\nhttptools" in runtime and "\nuvloop" in runtime
-
-
-def test_the_benchmarks_baseline_python_runs_without_them():
-    """benchmarks/python-without-fast-http reproduces the environment from before they were required (the
-    browser benchmark's --baseline-python), so a before/after comparison includes their effect."""
-    import subprocess
-    import sys
-
-    probe = ("import uvicorn; c = uvicorn.Config(app=lambda s, r, e: None, log_config=None); c.load(); "
-             "print(c.http_protocol_class.__module__)")
-    out = subprocess.run([str(ROOT / "benchmarks" / "python-without-fast-http"), "-c", probe], capture_output=True,
-                         text=True, env={"PYTHON": sys.executable, "PATH": "/usr/bin:/bin"}, check=True)
-    assert out.stdout.strip() == "uvicorn.protocols.http.h11_impl"

@@ -92,6 +92,20 @@ class EncoderLayer(nn.Module):
         return self.norm2(x + self.linear2(F.relu(self.linear1(x))))
 
 
+def encode(layers: nn.ModuleList, tok: torch.Tensor, last_cls_only: bool, weights_out: list | None = None,
+           bias: torch.Tensor | None = None, scales: nn.ModuleList | None = None) -> torch.Tensor:
+    """The encoder: ``layers`` in turn over the tokens (B, T, D). With ``last_cls_only`` the last layer computes
+    the class token's output alone (B, 1, D): the only one a class-token head reads. Not when every layer's
+    attention weights are asked for (``weights_out``): then every layer computes every token. ``bias`` is added
+    to every layer's scores; ``scales[i]()`` is layer i's softmax temperature (default: 1/sqrt(head dim))."""
+    last = len(layers) - 1
+    for i, layer in enumerate(layers):
+        cls_only = last_cls_only and i == last and weights_out is None
+        tok = layer(tok, cls_only=cls_only, bias=bias, scale=None if scales is None else scales[i](),
+                    weights_out=weights_out)
+    return tok
+
+
 class LessonViT(nn.Module):
     """The lesson's TinyViT: patchify, linear embed, [CLS], 1-D sin-cos positions, post-norm encoder, one logit.
 
@@ -135,9 +149,6 @@ class LessonViT(nn.Module):
         tok = self.embed(patchify(x, self.patch_size))  # (B, N, D)
         cls = self.cls_token.expand(B, -1, -1)  # (B, 1, D)
         tok = torch.cat([cls, tok], dim=1) + self.pos_enc  # (B, N+1, D)
-        last = len(self.layers) - 1
-        for i, layer in enumerate(self.layers):
-            # "fast": the last layer computes the class token only (the only output that is read)
-            fast = self.attn_impl == "fast" and i == last and attentions is None
-            tok = layer(tok, cls_only=fast, weights_out=attentions)
+        # "fast": the last layer computes the class token only (the only output that is read)
+        tok = encode(self.layers, tok, last_cls_only=self.attn_impl == "fast", weights_out=attentions)
         return self.head(tok[:, 0]).squeeze(-1)  # (B,): one logit, read from the class token

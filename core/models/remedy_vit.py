@@ -26,7 +26,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from core.models.lesson_vit import EncoderLayer
+from core.models.lesson_vit import EncoderLayer, encode
 from core.nn import seeded
 from core.nn.augment import RandomShift
 from core.nn.lsa import LearnedTemperature, diagonal_mask
@@ -151,13 +151,10 @@ class RemedyViT(nn.Module):
             tok = torch.cat([self.cls_token.expand(B, -1, -1), tok], dim=1)  # (B, N+1, D)
         if self.pos_embed is not None:
             tok = tok + self.pos_embed  # (B, T, D)
-        bias = self.attention_bias()
-        last = len(self.layers) - 1
-        for i, layer in enumerate(self.layers):
-            scale = self.temperatures[i]() if self.remedy.attention == "lsa" else None
-            # with a class token, the last layer computes its output only (the only one read)
-            cls_only = self.cls_token is not None and i == last and attentions is None
-            tok = layer(tok, cls_only=cls_only, bias=bias, scale=scale, weights_out=attentions)
+        scales = self.temperatures if self.remedy.attention == "lsa" else None
+        # the lesson's encoder; with a class token, its last layer computes that token's output only
+        tok = encode(self.layers, tok, last_cls_only=self.cls_token is not None, weights_out=attentions,
+                     bias=self.attention_bias(), scales=scales)
         pool = self.remedy.global_pool
         pooled = tok[:, 0] if pool == "token" else tok.mean(dim=1) if pool == "avg" else tok.amax(dim=1)  # (B, D)
         return self.head(pooled).squeeze(-1)  # (B,): one logit
