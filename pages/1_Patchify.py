@@ -6,7 +6,7 @@ from core.data.images import SYNTHETIC_IMAGES
 from core.lessons.lesson1_patchify import PATCHIFY_EXERCISES, PatchifyConfig, PatchifyResult, notes, run_patchify
 from core.nn.patch_embed import ConvPatchEmbed, LinearPatchEmbed, compare_embeddings, conv_weight_from_linear
 from core.nn.patchify import patchify, valid_patch_sizes
-from ui.exercise_panel import exercise_panel
+from ui.exercise_panel import exercise_panel, show_me
 from ui.figures import image_figures, plots
 from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
 
@@ -158,17 +158,9 @@ EXERCISE_SETTINGS = {
 }
 
 
-def show_me(ex) -> None:
-    def apply() -> None:
-        st.session_state.update(EXERCISE_SETTINGS[ex.key])
-
-    st.button("Show me on this page", key=f"do_{ex.key}", on_click=apply,
-              help="Sets the controls so the page shows the answer (after you have answered, ideally)")
-
-
 def main() -> None:
     intro()
-    exercise_panel("patchify", PATCHIFY_EXERCISES, do=show_me)
+    exercise_panel("patchify", PATCHIFY_EXERCISES, do=show_me(EXERCISE_SETTINGS))
     config, upload = controls()
     try:
         r = cached_run(config, upload)

@@ -8,10 +8,6 @@ from core.lessons.lesson2_symmetry import (
     SEED,
     SEED_CASES,
     SYMMETRY_EXERCISES,
-    BrightPatchAttention,
-    Claim,
-    PatchChange,
-    ShuffleResult,
     SymmetryConfig,
     attention,
     attention_notes,
@@ -24,29 +20,15 @@ from core.lessons.lesson2_symmetry import (
     verify,
 )
 from core.models.seed_vit import POS_EMBEDS, VIT_PRESETS, Attention, ViT
-from ui.exercise_panel import exercise_panel
+from ui.exercise_panel import exercise_panel, show_me
 from ui.figures import image_figures, plots
 from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
 
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def cached_claims(cfg: SymmetryConfig) -> list[Claim]:
-    return verify(cfg)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def cached_shuffle(cfg: SymmetryConfig, kind: str, perm_seed: int, swap: tuple, shift: tuple) -> ShuffleResult:
-    return shuffle(cfg, kind, perm_seed, swap, shift)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def cached_change(cfg: SymmetryConfig, patch: int) -> PatchChange:
-    return change(cfg, patch)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def cached_attention(cfg: SymmetryConfig, row: int, col: int) -> BrightPatchAttention:
-    return attention(cfg, row, col)
+# The lesson's functions, cached per setting (frozen configs and plain values: the cache keys)
+cached_claims = st.cache_data(max_entries=64, show_spinner=False)(verify)
+cached_shuffle = st.cache_data(max_entries=64, show_spinner=False)(shuffle)
+cached_change = st.cache_data(max_entries=64, show_spinner=False)(change)
+cached_attention = st.cache_data(max_entries=64, show_spinner=False)(attention)
 
 
 # The page's three sections (tabs: only the open one runs)
@@ -196,18 +178,10 @@ EXERCISE_SETTINGS = {
 }
 
 
-def show_me(ex) -> None:
-    def apply() -> None:
-        st.session_state.update(EXERCISE_SETTINGS[ex.key])
-
-    st.button("Show me on this page", key=f"do_{ex.key}", on_click=apply,
-              help="Sets the controls so the page shows the answer (after you have answered, ideally)")
-
-
 def main() -> None:
     intro()
     cfg = model_controls()
-    exercise_panel("symmetry", SYMMETRY_EXERCISES, (cfg,), show_me)
+    exercise_panel("symmetry", SYMMETRY_EXERCISES, (cfg,), show_me(EXERCISE_SETTINGS))
     claims_table(cfg)
     notes = sections("symmetry_view", {
         SHUFFLE: lambda: shuffle_section(cfg),

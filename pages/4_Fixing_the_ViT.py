@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import streamlit as st
 
 from core.data.shapes import valid_centres
@@ -20,6 +18,7 @@ from core.lessons.lesson4_fixing_the_vit import (
     POSITIONS_SWEEP,
     REMEDIES,
     REMEDY_EXERCISES,
+    from_bench,
     notes,
     positions,
     positions_base,
@@ -106,16 +105,6 @@ def controls():
     return cfg, pressed
 
 
-def find(store, cfg) -> RunResult | None:
-    """The result for ``cfg``: the store's, or a selection of a stored bench with the same seeds and epochs."""
-    result = store.get(cfg)
-    if result is None:
-        full = store.get(replace(cfg, models=BENCH.models))
-        if full is not None:
-            result = full.subset(cfg)
-    return result
-
-
 def data_efficiency(cfg) -> list[dict] | None:
     st.caption("Test accuracy at the unseen centres 3..4 as the training centres grow from one position (5, 5) "
                "to every centre from 5 to 12 (the test centres stay unseen). Shipped for the ViT, the CNN and the "
@@ -153,7 +142,7 @@ def compare(picked: list[str] | None, v: dict[str, Verdict]) -> None:
 def choose_run(store, cfg, pressed: bool, curve: bool) -> RunResult | None:
     """The result to show: stored (the shipped bench, any selection of it, or a run of this server), or
     trained now when Run was pressed; None when there is none (a refusal is shown here)."""
-    result = find(store, cfg)
+    result = from_bench(store.get, cfg)
     if result is not None:
         if pressed and result.origin != "shipped":
             st.caption("This setting was already run on this server: its stored result is shown.")

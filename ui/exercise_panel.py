@@ -52,3 +52,14 @@ def _exercise(lesson: str, number: int, ex: Exercise, context: tuple, do) -> Non
         else:
             head, box = FEEDBACK[ex.options.index(choice) == answer.correct]
             box(f"{head} The answer is **{ex.options[answer.correct]}**. {answer.explanation}")
+
+
+def show_me(settings: dict[str, dict]) -> Callable[[Exercise], None]:
+    """The ``do`` of a page whose exercises are answered by moving its own controls: a "Show me on this page"
+    button that sets ``settings[ex.key]`` (control key -> value)."""
+    def button(ex: Exercise) -> None:
+        st.button("Show me on this page", key=f"do_{ex.key}", on_click=st.session_state.update,
+                  args=(settings[ex.key],),
+                  help="Sets the controls so the page shows the answer (after you have answered, ideally)")
+
+    return button

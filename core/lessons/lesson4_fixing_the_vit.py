@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from core.engine.results import RunResult
 from core.engine.run_config import LESSON, GeneralizationConfig, Sweep, TrainConfig
 from core.engine.verdict import Verdict, verdicts
 from core.lessons.controls import Control
@@ -72,6 +73,16 @@ def bench(models: tuple[str, ...] | None = None, seeds: int = len(SEEDS)) -> Gen
     """The bench's config for some of its models (default all) and the first ``seeds`` seeds."""
     chosen = BENCH.models if models is None else on_bench(models)
     return replace(BENCH, models=chosen, train=replace(BENCH.train, seeds=first_seeds(seeds)))
+
+
+def from_bench(lookup: Callable[[GeneralizationConfig], RunResult | None], cfg: GeneralizationConfig):
+    """The result for ``cfg``: ``lookup``'s own, or the models it selects from a looked-up run of the whole bench
+    with the same seeds and epochs (a selection trains nothing new)."""
+    result = lookup(cfg)
+    if result is None:
+        full = lookup(replace(cfg, models=BENCH.models))
+        result = None if full is None else full.subset(cfg)
+    return result
 
 
 def positions_base(models: tuple[str, ...] = POSITIONS_MODELS, seeds: int = POSITIONS_SEEDS) -> GeneralizationConfig:

@@ -80,3 +80,16 @@ def test_what_to_notice_and_the_prediction_are_read_from_the_bench():
     assert said[-1] == "Data efficiency, ViT (lesson): 50% with 1 training position(s), 40% with 36."
     hit, wrong, missed = prediction_against_bench(["vit-learned", "vit-overlap"], v)
     assert hit == ["vit-learned"] and wrong == ["vit-overlap"] and "vit-relpos" in missed and "vit-learned" not in missed
+
+
+def test_a_selection_of_the_bench_is_read_from_the_stored_bench():
+    from dataclasses import replace
+
+    from core.lessons.lesson4_fixing_the_vit import from_bench
+    from core.lessons.shipped import load_fresh_shipped
+
+    stored = load_fresh_shipped()
+    some = replace(BENCH, models=("vit", "cnn-flatten"))
+    picked = from_bench(stored.get, some)
+    assert picked.config == some and {r.model for r in picked.rows} == {"vit", "cnn-flatten"}
+    assert from_bench(stored.get, replace(some, train=replace(some.train, epochs=50))) is None  # other epochs: not stored
