@@ -126,7 +126,7 @@ def cmd_remedies(args: argparse.Namespace) -> dict:
             cfg = with_value(cfg, path, tuple(value) if isinstance(value, list) else value)
     if args.workers is not None and args.workers < 0:
         raise ValueError(f"--workers must be >= 0, got {args.workers}")
-    if not args.no_limits:  # the whole bench (14x the lesson's work) may run here; the shared page ships it instead
+    if not args.no_limits:  # the whole bench may run here, over the page's cap; the shared page ships it instead
         check_cost(cfg, limit=max(MAX_RUN_COST, relative_cost(BENCH)), what="this bench run")
     _adopt_early_workers(args, cfg)
     result = run(cfg, workers=args.workers, limit=False, here=args.here)

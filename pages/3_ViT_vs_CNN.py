@@ -29,10 +29,9 @@ from ui.run_results import (
     per_seed_table,
     results_header,
 )
-from ui.training import live_curve_toggle, stored_or_trained, sweep_live
+from ui.training import WARM_DELAY, live_curve_toggle, stored_or_trained, sweep_live
 from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
 
-WARM_DELAY = 5.0  # seconds after the page opens: its first draw takes about that long on a 2-core machine
 LESSON = PRESETS["lesson"]
 # The form's controls are declared once, in core (lesson3_vit_vs_cnn.CONTROLS): widget, URL key, config
 # field and command-line flag. Each control's default is the lesson's value, so a link names only what differs.

@@ -38,7 +38,7 @@ from ui.form_controls import control_grid
 from ui.look_inside import look_inside
 from ui.results_store import result_store
 from ui.run_results import maps_grid, ranking_table
-from ui.training import live_curve_toggle, sweep_live, train_live
+from ui.training import WARM_DELAY, live_curve_toggle, sweep_live, train_live
 from ui.widgets import bullets, chart, page_header, sections, share_link, show_source
 
 CENTRES = list(valid_centres(16))
@@ -153,7 +153,7 @@ def choose_run(store, cfg, pressed: bool, curve: bool) -> RunResult | None:
         st.error(f"Cannot run this setting: {exc}")
         return None
     if not pressed:
-        warm(cfg, delay=5.0)  # workers ready before Run (see lesson 3)
+        warm(cfg, delay=WARM_DELAY)  # workers ready before Run
         st.info("This setting has not been run yet on this server (or its run was interrupted). Press **Run**.")
         return None
     result = train_live(cfg, curve)

@@ -20,6 +20,9 @@ CURVE_INTERVAL = 2.0  # seconds between two drawings of the live curve: a chart 
 # No curve is drawn when the run should end sooner than this (seconds): the results replace it then, and its
 # drawing would only take the browser's time from the last seconds of training
 CURVE_LAST = 1.0
+# Seconds after a page opens before it starts the training workers (each imports torch), so that they do not
+# compete with the page's first draw on a small machine (benchmarks/browser_latency.py times that draw)
+WARM_DELAY = 5.0
 
 
 def live_curve_toggle() -> bool:

@@ -55,7 +55,7 @@ Callback = Callable[[EpochStats], bool | None]
 
 
 # Evaluation runs without gradients but still holds one batch's activations: in chunks of this many images
-# its memory stays bounded whatever the data size (3000 training images at patch size 2 once took GBs)
+# its memory stays bounded whatever the data size (benchmarks/peak_memory.py measures the largest setting)
 EVAL_CHUNK = 256
 
 
