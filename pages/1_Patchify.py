@@ -8,7 +8,8 @@ from core.nn.patch_embed import ConvPatchEmbed, LinearPatchEmbed, compare_embedd
 from core.nn.patchify import patchify, valid_patch_sizes
 from ui.exercise_panel import exercise_panel, show_me
 from ui.figures import image_figures, plots
-from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
+from ui.glossary import term
+from ui.widgets import URL, background, bullets, chart, page_header, sections, share_link, show_source
 
 IMAGE_SIZES = [8, 12, 16, 24, 32, 48, 64]
 
@@ -30,17 +31,30 @@ def choose(label: str, options: list[int], value: int, key: str) -> int:
 
 
 def intro() -> None:
-    page_header("Patchify", "🧩")
-    st.markdown(
-        "A Transformer reads a **sequence of vectors**. ViT makes one from an image by cutting it into P×P patches, "
-        "flattening each patch to a row of C·P·P numbers, and mapping every row through **one shared linear layer**. "
-        "In practice that is written as `Conv2d(C, D, kernel_size=P, stride=P)`: the windows never overlap, so each "
-        "output position is a dot product of one patch with each kernel. Below, both are computed with the same "
-        "weights and their difference is measured."
-    )
+    page_header("Patchify", "🧩", "Cut an image into P×P patches, flatten each, map it through one linear layer: is "
+                "that the same as a strided convolution? Move the sizes; the difference is measured below.")
 
 
-def controls() -> tuple[PatchifyConfig, bytes | None]:
+def key_controls() -> tuple[int, int, int]:
+    """The page's key controls, above its first figure (on a phone too, where the sidebar starts closed):
+    image size, patch size, and the patch every section follows. Returns (size, patch_size, chosen)."""
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        size = st.select_slider("Image size (H = W, pixels)", IMAGE_SIZES, value=16, key="size", bind=URL)
+    sizes = valid_patch_sizes(size, size)
+    with c2:
+        # Only sizes that divide the image are offered; the widget's key includes the image size, so a new
+        # size starts from a sensible default instead of a value that no longer exists.
+        patch_size = choose("Patch size P (divisors of the image size)", sizes,
+                            4 if 4 in sizes else sizes[len(sizes) // 2], f"patch_{size}")
+    n = (size // patch_size) ** 2
+    with c3:  # its key holds the patch count: a new grid starts afresh
+        chosen = choose("Patch to follow (red box)", list(range(n)), min(5, n - 1), f"chosen_{n}")
+    return size, patch_size, chosen
+
+
+def controls(size: int, patch_size: int) -> tuple[PatchifyConfig, bytes | None]:
+    """The other settings, in the sidebar."""
     with st.sidebar:
         st.header("Image")
         source = st.radio("Source", ["Synthetic", "Upload"], horizontal=True, key="source", bind=URL)
@@ -55,14 +69,8 @@ def controls() -> tuple[PatchifyConfig, bytes | None]:
             upload = file.getvalue() if file is not None else None
             if upload is None:
                 st.info("Upload an image; until then the synthetic one is shown.")
-        size = st.select_slider("Image size (H = W, pixels)", IMAGE_SIZES, value=16, key="size", bind=URL)
         channels = st.radio("Channels", [1, 3], index=1, horizontal=True, key="channels", bind=URL)
         st.header("Embedding")
-        sizes = valid_patch_sizes(size, size)
-        # Only sizes that divide the image are offered; the widget's key includes the image size, so a new
-        # size starts from a sensible default instead of a value that no longer exists.
-        patch_size = choose("Patch size P (divisors of the image size)", sizes,
-                            4 if 4 in sizes else sizes[len(sizes) // 2], f"patch_{size}")
         embed_dim = st.slider("Embedding width D", 1, 64, 16, key="width", bind=URL)
         seed = st.number_input("Weight seed", 0, 10_000, 0, key="weight_seed", bind=URL)
         dtype = st.radio("Precision", ["float64", "float32"], horizontal=True, key="dtype", bind=URL)
@@ -91,17 +99,13 @@ def metrics(r: PatchifyResult) -> None:
     m2.metric("Values per patch", r.patch_dim, help=f"C·P·P = {c.in_chans}·{c.patch_size}·{c.patch_size}")
     m3.metric("Tokens with [CLS]", r.n_tokens_with_cls)
     ratio = r.max_abs_diff / r.eps
-    m4.metric("max |linear − conv|", f"{r.max_abs_diff:.2e}",
-              delta=f"{ratio:.1f} × eps ({c.dtype}): rounding" if ratio < 1e3 else
-              f"{ratio:.1e} × eps: not rounding, a different map",
-              delta_color="inverse" if broken and ratio >= 1e3 else "off", delta_arrow="off",
+    rounding = ratio < 1e3
+    m4.metric("max |linear − conv|", f"{r.max_abs_diff:.2e}", delta="rounding only" if rounding else "not rounding",
+              delta_color="inverse" if broken and not rounding else "off", delta_arrow="off",
               help=f"eps = {r.eps:.1e}, the gap between 1 and the next {c.dtype}")
-
-
-def follow(r: PatchifyResult) -> int:
-    """The patch every section follows (its slider's key holds the patch count: a new grid starts afresh)."""
-    n = r.n_patches
-    return choose("Patch to follow", list(range(n)), min(5, n - 1), f"chosen_{n}")
+    st.caption(f"The largest difference is **{ratio:.3g} × {term('epsilon')}** of {c.dtype}: "
+               + ("rounding, so the two maps compute the same numbers." if rounding else
+                  "far beyond rounding, so the two compute a different map."))
 
 
 def patch_grid(r: PatchifyResult, chosen: int) -> None:
@@ -158,22 +162,32 @@ EXERCISE_SETTINGS = {
 }
 
 
+BACKGROUND = (
+    f"A Transformer reads a **sequence of vectors**. ViT makes one from an image by cutting it into P×P "
+    f"{term('patch', 'patches')}, flattening each patch to a row of C·P·P numbers, and mapping every row through "
+    f"**one shared linear layer** (the patch {term('embedding')}). In practice that is written as "
+    "`Conv2d(C, D, kernel_size=P, stride=P)`: the windows never overlap, so each output position is a dot product "
+    "of one patch with each kernel. This page computes both with the same weights and measures their difference."
+)
+
+
 def main() -> None:
     intro()
-    exercise_panel("patchify", PATCHIFY_EXERCISES, do=show_me(EXERCISE_SETTINGS))
-    config, upload = controls()
+    size, patch_size, chosen = key_controls()
+    config, upload = controls(size, patch_size)
     try:
         r = cached_run(config, upload)
     except ValueError as exc:
         st.error(f"Cannot show this image: {exc}")
         return
-    metrics(r)
-    chosen = follow(r)
     sections("patchify_view", {
         "1 · The image and its patch grid": lambda: patch_grid(r, chosen),
         "2 · One patch, in place and flattened": lambda: one_patch(r, chosen),
         "3 · Two embeddings with the same weights": lambda: embeddings(r, chosen),
     })
+    metrics(r)
+    background(BACKGROUND)
+    exercise_panel("patchify", PATCHIFY_EXERCISES, do=show_me(EXERCISE_SETTINGS))
     what_to_notice(r)
     share_link()
     show_source(patchify, LinearPatchEmbed, ConvPatchEmbed, conv_weight_from_linear, compare_embeddings)

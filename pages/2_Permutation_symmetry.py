@@ -1,4 +1,4 @@
-"""Lesson 2: without positions a ViT cannot tell where a patch was. Test the seed module's four claims live."""
+"""Lesson 2: without positions a ViT cannot tell where a patch was. Test the reference ViT's four claims live."""
 
 import numpy as np
 import streamlit as st
@@ -22,7 +22,8 @@ from core.lessons.lesson2_symmetry import (
 from core.models.seed_vit import POS_EMBEDS, VIT_PRESETS, Attention, ViT
 from ui.exercise_panel import exercise_panel, show_me
 from ui.figures import image_figures, plots
-from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
+from ui.glossary import term
+from ui.widgets import URL, background, bullets, chart, page_header, sections, share_link, show_source
 
 # The lesson's functions, cached per setting (frozen configs and plain values: the cache keys)
 cached_claims = st.cache_data(max_entries=64, show_spinner=False)(verify)
@@ -46,25 +47,31 @@ def with_positions(pos_embed: str) -> str:
 
 
 def intro() -> None:
-    page_header("Permutation symmetry", "🔀")
-    st.markdown(
-        "Everything in a Transformer block acts on each token alone (LayerNorm, the MLP, the q/k/v maps) except "
-        "attention, which mixes tokens by a weighted sum whose weights depend only on token *contents*. So if you "
-        "**shuffle the patch tokens**, every output is shuffled the same way (*equivariance*), and the class token, "
-        "which reads all of them, gives **the same answer** (*invariance*). Only a **position table** added to the "
-        "tokens tells the model where a patch was. The model below is the seed module's reduced ViT "
-        "(untrained; its weights drawn from a generator seeded as the seed module seeds `torch.manual_seed`)."
-    )
+    page_header("Permutation symmetry", "🔀", "Shuffle an image's patches: does a Transformer's answer change? "
+                "Pick a positional encoding, reorder the patches, and compare the class scores.")
+
+
+BACKGROUND = (
+    "Everything in a Transformer block acts on each token alone (LayerNorm, the MLP, the q/k/v maps) except "
+    f"{term('attention')}, which mixes tokens by a weighted sum whose weights depend only on token *contents*. So "
+    f"if you **shuffle the patch tokens**, every output is shuffled the same way ({term('equivariance')}), and "
+    f"the {term('class token')}, which reads all of them, gives **the same answer** ({term('invariance')}). Only a "
+    f"**position table** ({term('positional encoding')}) added to the tokens tells the model where a patch was. "
+    f"The model is the {term('reference ViT')}, {term('untrained')}: its weights are drawn from a generator with "
+    "the weight seed below."
+)
 
 
 def model_controls() -> SymmetryConfig:
+    # The key control in the page (above the first figure, on a phone too); the model's others in the sidebar
+    pos_embed = st.selectbox("Positional encoding", POS_EMBEDS, index=POS_EMBEDS.index("learned"), key="positions",
+                             bind=URL, help="none · learned (random, untrained) · sincos (the lesson's 1-D table) · "
+                                            "sincos2d. The image stays the same whichever you pick: only the model "
+                                            "changes")
     with st.sidebar:
         st.header("Model")
         preset = st.selectbox("Preset", list(VIT_PRESETS), key="preset", bind=URL)
-        seed = st.number_input("Weight seed (13 = the seed module's)", 0, 10_000, SEED, key="model_seed", bind=URL)
-        pos_embed = st.selectbox("Positional encoding", POS_EMBEDS, index=POS_EMBEDS.index("learned"), key="positions", bind=URL,
-                                 help="none · learned (random, as the seed) · sincos (the lesson's 1-D table) · sincos2d. "
-                                      "The image stays the seed's whichever you pick: only the model changes")
+        seed = st.number_input("Weight seed (13 = the reference ViT's)", 0, 10_000, SEED, key="model_seed", bind=URL)
     return SymmetryConfig(preset=preset, seed=int(seed), pos_embed=pos_embed)
 
 
@@ -82,7 +89,7 @@ def shuffle_section(cfg: SymmetryConfig) -> list[str]:
     pos_embed = cfg.pos_embed
     c1, c2, c3 = st.columns(3)
     kind = c1.selectbox("Permutation", PERMUTATIONS, key="perm_kind", bind=URL,
-                        help="reversal (the seed's) · random · swap two patches · cyclic shift of the grid (a translation)")
+                        help="reversal (the reference ViT's test) · random · swap two patches · cyclic shift of the grid (a translation)")
     perm_seed, swap, shift = 0, (0, 1), (0, 1)
     if kind == "random":
         perm_seed = c2.number_input("Permutation seed", 0, 10_000, 0, key="perm_seed", bind=URL)
@@ -96,10 +103,12 @@ def shuffle_section(cfg: SymmetryConfig) -> list[str]:
         st.warning("This permutation leaves every patch where it was: pick two different patches or a non-zero shift.")
 
     c1, c2 = st.columns(2)
-    chart(image_figures.image_with_patch_grid(shown(p.image), vcfg.patch_size, title="Input (random image, as the seed's verify)"),
+    chart(image_figures.image_with_patch_grid(shown(p.image), vcfg.patch_size, title="Input (a random image)"),
           c1)
     chart(image_figures.image_with_patch_grid(shown(p.moved), vcfg.patch_size, labels=p.perm,
                                        title="Patches reordered (numbers: original patch)"), c2)
+    st.caption(f"How far the class token's {term('logit', 'logits')} (its raw class scores) and the patch outputs "
+               "move when the patches are reordered:")
     m1, m2, m3 = st.columns(3)
     m1.metric("|Δ class logits| without positions", f"{p.compared.no_pos.class_change:.1e}", help="tolerance 1e-10 (float64)")
     m2.metric("patch-output equivariance error", f"{p.compared.no_pos.equivariance_error:.1e}",
@@ -122,7 +131,7 @@ def change_section(cfg: SymmetryConfig) -> list[str]:
     vcfg = cfg.vit_config()
     N = vcfg.num_patches
     labels = [f"class {k}" for k in range(vcfg.num_classes)]
-    patch = st.slider("Patch to brighten (+3 on every pixel, as the seed)", 0, N - 1, 0, key="change_patch", bind=URL)
+    patch = st.slider("Patch to brighten (+3 on every pixel)", 0, N - 1, 0, key="change_patch", bind=URL)
     ch = cached_change(cfg, patch)
     c1, c2, c3 = st.columns(3)
     chart(image_figures.image_with_patch_grid(shown(ch.image), vcfg.patch_size, patch, "Changed image (red box)"), c1)
@@ -137,7 +146,7 @@ def attention_section(cfg: SymmetryConfig) -> list[str]:
     vcfg = cfg.vit_config()
     N, G = vcfg.num_patches, vcfg.grid_size
     labels = [f"class {k}" for k in range(vcfg.num_classes)]
-    st.info("The seed module's attention experiment. These attention weights come from an **untrained** model. They show how the architecture routes information, "
+    st.info("The reference ViT's attention experiment. These attention weights come from an **untrained** model. They show how the architecture routes information, "
             "not what a trained model finds important: this is not a saliency map and not a detector.")
     case_names = [label for _, label, _, _ in SEED_CASES] + ["Any position"]
     case = st.radio("Bright 4×4 patch", case_names, horizontal=True, key="att_case", bind=URL)
@@ -181,13 +190,14 @@ EXERCISE_SETTINGS = {
 def main() -> None:
     intro()
     cfg = model_controls()
-    exercise_panel("symmetry", SYMMETRY_EXERCISES, (cfg,), show_me(EXERCISE_SETTINGS))
-    claims_table(cfg)
     notes = sections("symmetry_view", {
         SHUFFLE: lambda: shuffle_section(cfg),
         CHANGE: lambda: change_section(cfg),
         ATTENTION: lambda: attention_section(cfg),
     })
+    claims_table(cfg)
+    background(BACKGROUND)
+    exercise_panel("symmetry", SYMMETRY_EXERCISES, (cfg,), show_me(EXERCISE_SETTINGS))
     what_to_notice(notes)
     share_link()
     show_source(ViT, Attention, permute_and_compare, one_patch_change, verify)

@@ -19,6 +19,7 @@ from ui.downloads import rows_csv
 from ui.exercise_panel import exercise_panel
 from ui.figures import model_figures
 from ui.form_controls import control_grid
+from ui.glossary import term
 from ui.look_inside import look_inside
 from ui.results_store import result_store
 from ui.run_results import (
@@ -28,9 +29,10 @@ from ui.run_results import (
     misclassified,
     per_seed_table,
     results_header,
+    the_split,
 )
-from ui.training import WARM_DELAY, live_curve_toggle, stored_or_trained, sweep_live
-from ui.widgets import URL, bullets, chart, page_header, sections, share_link, show_source
+from ui.training import WARM_DELAY, judged, live_curve_toggle, stored_or_trained, sweep_live
+from ui.widgets import URL, background, bullets, chart, page_header, sections, share_link, show_source
 
 LESSON = PRESETS["lesson"]
 # The form's controls are declared once, in core (lesson3_vit_vs_cnn.CONTROLS): widget, URL key, config
@@ -45,15 +47,51 @@ def config_from_form() -> GeneralizationConfig:
 
 # ---------------------------------------------------------------- sections
 def intro() -> None:
-    page_header("ViT vs CNN", "⚖️")
-    st.markdown(
-        "Lesson 33's test, with a Vision Transformer in the place of the MLP. Both models learn **plus vs circle** "
-        "from images whose shape sits at centres in the *training* range, and are tested at centres they never "
-        "saw. A CNN applies the same filters everywhere and keeps only the strongest response (global max pooling): "
-        "translation invariance is **built in**. A ViT's patch embedding and position table are tied to absolute "
-        "places: it must **learn** invariance from data. In the lesson's setting (300 images at centres 5..10) it "
-        "does not; the exercises test what changes that."
-    )
+    page_header("ViT vs CNN", "⚖️", "Trained on shapes at some positions, tested at positions it never saw: which "
+                "model still tells a plus from a circle there? Predict, then see.")
+
+
+BACKGROUND = (
+    f"A classic test of translation: both models learn **plus vs circle** from images whose shape sits at "
+    f"centres in the *training* range, and are tested at centres they never saw ({term('seen and unseen positions')}). "
+    f"A {term('CNN')} applies the same filters everywhere and keeps only the strongest response (global max "
+    "pooling): translation invariance is **built in**. A ViT's patch embedding and position table are tied to "
+    "absolute places: it must **learn** invariance from data. Each setting trains several "
+    f"{term('seed', 'seeds')}; a result is their mean with a 95 % {term('interval')}, judged against "
+    f"{term('chance')}. The exercises test what changes the outcome."
+)
+
+
+def predict(cfg: GeneralizationConfig, result: RunResult | None) -> bool:
+    """The learner's prediction before any result (in the Run and *Re-run live* too): whether the result of
+    ``cfg`` may be shown, i.e. a prediction for it was made or explicitly skipped."""
+    st.markdown("**Predict first.** At the unseen positions, the ViT will score…")
+    choice = st.radio("Your prediction", list(PREDICTIONS), index=None, key="predict", label_visibility="collapsed")
+    done = judged()
+    if cfg in done:
+        st.caption(f"Your prediction for the setting shown: **{done[cfg] or 'skipped'}**. A new pick is judged at "
+                   "your next Run.")
+        return True
+    if result is None:
+        st.caption("Then press **Run** below: your pick is judged against the run.")
+        return False
+    c1, c2 = st.columns(2)
+    if c1.button("Check it against the result", key="predict_check", type="primary", disabled=choice is None):
+        done[cfg] = choice
+        st.rerun()
+    if c2.button("Show the result without predicting", key="predict_skip"):
+        done[cfg] = None
+        st.rerun()
+    return False
+
+
+def stale(form_cfg: GeneralizationConfig | None, cfg: GeneralizationConfig) -> None:
+    """Say so when the results on screen are not the form's setting (a preset or a control changed since)."""
+    if form_cfg is None or form_cfg == cfg:
+        return
+    changed = [c.label for c in CONTROLS if c.value(form_cfg) != c.value(cfg)]
+    st.warning("⏸ **These results are for the setting last run**, not the form's: "
+               f"{', '.join(changed) or 'the form'} changed since. Press **Run** to see the form's setting.")
 
 
 def load_preset(name: str) -> None:
@@ -79,14 +117,11 @@ def exercises(store) -> None:
     exercise_panel("vit-vs-cnn", EXERCISES, (store.get,), do)
 
 
-def form() -> tuple[bool, str | None]:
-    """The experiment's controls; (submitted, prediction)."""
+def form() -> bool:
+    """The experiment's controls; whether Run was pressed."""
     with st.form("experiment"):
-        cols, free = control_grid(CONTROLS, DEFAULT)
-        prediction = cols[free].radio("Before you run: the ViT at unseen positions will score…", list(PREDICTIONS),
-                                      index=None, key="predict")
-        submitted = st.form_submit_button("Run", type="primary")
-    return submitted, prediction
+        control_grid(CONTROLS, DEFAULT)
+        return st.form_submit_button("Run", type="primary")
 
 
 def what_to_notice(result: RunResult) -> None:
@@ -116,9 +151,9 @@ def sweeps(form_cfg: GeneralizationConfig | None) -> None:
 def main() -> None:
     intro()
     store = result_store()
-    exercises(store)
+    picture, prediction_box = st.columns([3, 2])  # the first screen: the experiment as a picture, the prediction
     presets()
-    submitted, prediction = form()
+    submitted = form()
     curve = live_curve_toggle()
     try:
         form_cfg = config_from_form()
@@ -126,17 +161,24 @@ def main() -> None:
     except ValueError as exc:
         st.error(f"Cannot run this setting: {exc}")
         form_cfg, submitted = None, False
+    with picture:
+        the_split(form_cfg or LESSON)
     if form_cfg is not None and not submitted:
         # Start the training workers while the visitor reads (each imports torch): Run then
         # starts at once. A few seconds late, so they do not slow the page's first draw; idle workers end
         # after VITLAB_IDLE_SECONDS, and any rerun of the page starts them again.
         warm(form_cfg, delay=WARM_DELAY)
-    cfg, result = stored_or_trained(store, form_cfg, submitted, prediction, curve, LESSON,
+    cfg, result = stored_or_trained(store, form_cfg, submitted, st.session_state.get("predict"), curve, LESSON,
                                     [c.key for c in CONTROLS])
+    with prediction_box:
+        revealed = predict(cfg, result)
     if result is None:
         st.info("This setting has not been run yet (or its run was interrupted). Press **Run** to train it.")
+    elif not revealed:
+        st.info("The results are ready: make your prediction above (or skip it) to see them.")
     else:
-        results_header(cfg, result, st.session_state.get("active_prediction"))
+        stale(form_cfg, cfg)
+        results_header(cfg, result, judged()[cfg])
         # The first section holds no chart: a page's first Plotly chart makes the browser load and evaluate Plotly's
         # module, the larger part of this page's first draw (docs/performance.md). The
         # verdict is in the numbers above and the table; the charts are one click away.
@@ -148,9 +190,11 @@ def main() -> None:
             "Look inside the models": lambda: look_inside(result, "vc_"),
         })
         what_to_notice(result)
+    background(BACKGROUND)
+    exercises(store)
     sweeps(form_cfg)
     link = share_link()
-    if result is not None:
+    if result is not None and revealed:
         downloads(result, link)
     show_source(LessonViT, CNNClassifier, train, make_dataset)
 

@@ -24,7 +24,9 @@ def exercise_panel(lesson: str, exercises: Sequence[Exercise], context: tuple = 
     to answer ``ex`` (a preset button, say)."""
     done = progress()
     right = sum(done.get(f"{lesson}/{ex.key}", False) for ex in exercises)
-    with st.expander(f"Exercises: {right} of {len(exercises)} answered right", expanded=right < len(exercises)):
+    # Closed: the page's figure comes first; its title keeps the count, so progress shows without opening it
+    # (the key keeps it open across the count's change of label, so a checked answer's feedback stays in view)
+    with st.expander(f"Exercises: {right} of {len(exercises)} answered right", key=f"exercises_{lesson}"):
         for number, ex in enumerate(exercises, start=1):
             _exercise(lesson, number, ex, context, do)
 

@@ -1,6 +1,6 @@
 """The one list of lessons: the home page's cards, the browser test's pages and the check that the
-``pages/`` folder (Streamlit's navigation) holds exactly these come from here. Adding a lesson = a core
-module, a page file and one entry below."""
+``pages/`` folder (Streamlit's navigation) holds exactly these and the glossary come from here. Adding a
+lesson = a core module, a page file and one entry below."""
 
 from __future__ import annotations
 
@@ -31,11 +31,14 @@ LESSONS: tuple[Lesson, ...] = (
            "Without positional encodings a Transformer cannot tell where a patch was: shuffle the patches and the "
            "class output stays put. Add learned or sinusoidal positions and the symmetry breaks.", 5, "symmetry", 3),
     Lesson("pages/3_ViT_vs_CNN.py", "ViT vs CNN", "⚖️",
-           "Train both on plus-vs-circle images at some positions, test at unseen ones. The CNN generalizes; the "
-           "tiny ViT is not distinguishable from chance there. Then run the lesson's exercises: more data, smaller "
-           "patches, a CNN stem, and see which of them change that.", 0, "vit-vs-cnn", 3),
+           "Train both on plus-vs-circle images at some positions, test at unseen ones. Which one still tells a "
+           "plus from a circle there? Predict, then see; then run the lesson's exercises: more data, smaller "
+           "patches, a CNN stem.", 1, "vit-vs-cnn", 3),
     Lesson("pages/4_Fixing_the_ViT.py", "Fixing the ViT", "🩹",
-           "Switch on a remedy from the literature (random shifts, 2-D or relative positions, overlapping or shifted "
-           "patches, locality attention, pooling) and see which restores the ViT at unseen positions, five seeds "
-           "each. And break the CNN: without its global max pool it fails too.", 0, "remedies", 3),
+           "Remedies from the literature (random shifts, 2-D or relative positions, overlapping or shifted "
+           "patches, locality attention, pooling), five seeds each, and CNNs with parts taken away. Predict which "
+           "of them recognise shapes at unseen positions, then see the bench.", 1, "remedies", 3),
 )
+
+# Pages that are not lessons: in the navigation after them, in the pages/ folder, not on the home page's cards
+GLOSSARY = Lesson("pages/9_Glossary.py", "Glossary", "📖", "", 0, "", 0)

@@ -25,6 +25,22 @@ PREDICTION_WORDS = {"right": "✅ **right**", "possible": "🤔 **not ruled out,
                     "into your band, more seeds would decide", "wrong": "❌ **not what happened**"}
 
 
+def the_split(cfg: GeneralizationConfig) -> None:
+    """The experiment as a picture, before any result: a plus and a circle at a training centre and at an
+    unseen test centre, as the models see them."""
+    d = cfg.data
+    seen, unseen = (sum(d.train_range) // 2,) * 2, (d.test_range[0],) * 2
+    images, captions = [], []
+    for (cx, cy), where in ((seen, "in training"), (unseen, "unseen: test")):
+        for shape in ("plus", "circle"):
+            images.append(make_image(shape, cx, cy, d.img_size))
+            captions.append(f"{shape} at ({cx}, {cy})<br>{where}")
+    chart(image_figures.image_gallery(
+        images, captions, title=f"Trained on shapes centred at {d.train_range[0]}..{d.train_range[1]}, tested at "
+                                f"{d.test_range[0]}..{d.test_range[1]}: places never seen in training",
+        table=[{"image": c.replace("<br>", ", ")} for c in captions]), key="the_split")
+
+
 def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str | None) -> None:
     st.subheader("Results")
     origin = ("precomputed with this code and shipped with the app (press *Re-run this setting live* to train it "
@@ -159,14 +175,23 @@ def ranking_table(result: RunResult, v: dict[str, Verdict], groups: dict[str, st
         "train": s[m].train_mean, "parameters": parameters(m, cfg.model, cfg.data.img_size), "seconds per seed": seconds[m]} for m in v])
     st.dataframe(table.style.format({"test (unseen)": "{:.1%}", "train": "{:.1%}", "seconds per seed": "{:.1f}",
                                      "parameters": "{:,}"}), width="stretch", hide_index=True)
-    chart(model_figures.ranking_figure([{"model": m, "mean": x.interval.mean, "lo": x.interval.lo, "hi": x.interval.hi}
-                                 for m, x in v.items()]))
+    chart(model_figures.ranking_figure([{"model": m, "mean": x.interval.mean, "lo": x.interval.lo, "hi": x.interval.hi,
+                                         "group": groups[m]} for m, x in v.items()]))
 
 
-def maps_grid(cfg: GeneralizationConfig, result: RunResult, v: dict[str, Verdict]) -> None:
+def maps_grid(cfg: GeneralizationConfig, result: RunResult, v: dict[str, Verdict], columns: int = 4) -> None:
+    """Every model's map at one colour scale, in ``columns`` columns read top to bottom (the bench's order). One
+    figure per column, not one per model (a chart costs the browser far more than a subplot) and not one for
+    all (on a phone Streamlit stacks columns, so each map is as wide as the screen, not a quarter of it)."""
     st.caption("Accuracy at every centre, both shapes averaged, mean over seeds (hover for the number; *Show "
                "numbers* in the sidebar lists them). Solid square: training centres; dashed: the test centres. "
-               "Blue: right, orange: wrong, white: chance. One colour scale for every model.")
+               "Blue: right (100 %), orange: wrong (0 %), white: chance (50 %). One colour scale for every model.")
     grids = {m: np.nanmean([position_grid(result, m, shape) for shape in ("plus", "circle")], axis=0) for m in v}
-    chart(model_figures.maps_grid_figure(grids, list(valid_centres(cfg.data.img_size)), cfg.data.train_range, cfg.data.test_range,
-                                  "Generalization maps, every model at one colour scale"))
+    names = list(grids)
+    per = -(-len(names) // columns)
+    for i, col in enumerate(st.columns(columns)):
+        part = {m: grids[m] for m in names[i * per:(i + 1) * per]}
+        if part:
+            chart(model_figures.maps_grid_figure(part, list(valid_centres(cfg.data.img_size)), cfg.data.train_range,
+                                                 cfg.data.test_range, None, cols=1, colorbar=False),
+                  col, key=f"maps_grid_{i}")

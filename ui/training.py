@@ -11,8 +11,8 @@ import streamlit as st
 from core.engine.results import RunResult
 from core.engine.run import check_sweep_cost, run, sweep
 from core.engine.run_config import GeneralizationConfig, Sweep
-from ui.figures import margins, model_figures
-from ui.widgets import URL
+from ui.figures import model_figures
+from ui.widgets import PLOTLY_CONFIG, URL, ready_to_draw
 
 LIVE_POINTS = 25  # test-accuracy points per model and seed on the live curve
 BAR_INTERVAL = 1.0  # seconds between two updates of the bar: enough for the eye, cheap for a browser on the same cores
@@ -39,7 +39,10 @@ def train_live(cfg: GeneralizationConfig, curve: bool = True) -> RunResult:
     during training: the same accuracies, no per-epoch test points in the result). Each update of the bar is a Streamlit call, so a stale run (the
     visitor moved on, or pressed Cancel) stops at the next one, within a second, its workers ended and its
     place in the budget given back."""
-    st.button("Cancel", key="cancel_run", help="Stop this run (nothing is kept)")
+    # Cancel, the bar and the curve in placeholders that are emptied when the run ends: no control of a
+    # finished run stays on screen
+    cancel = st.empty()
+    cancel.button("Cancel", key="cancel_run", help="Stop this run (nothing is kept)")
     bar = st.progress(0.0, text="Starting…")
     live = st.empty()
     curves: list[dict] = []
@@ -72,12 +75,15 @@ def train_live(cfg: GeneralizationConfig, curve: bool = True) -> RunResult:
         # Redraw only when new points arrived (the same figure twice in one run is a duplicate element)
         if len(curves) > drawn and elapsed - last_chart >= CURVE_INTERVAL and CURVE_LAST <= eta < float("inf"):
             drawn, last_chart = len(curves), elapsed
-            live.plotly_chart(margins.fixed_margins(model_figures.curves_figure(curves, "test_acc", "Test accuracy at unseen "
-                                                                        "positions, live")), width="stretch")
+            with live.container():  # the title as text above the chart: it wraps on a phone instead of being cut
+                fig = model_figures.curves_figure(curves, "test_acc", "Test accuracy at unseen positions, live")
+                ready_to_draw(fig, st)
+                st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG)
 
     # LIVE_POINTS per curve: each a pass over the distinct test images (core/engine/train.py), cheap since they are few
     eval_every = max(1, cfg.train.epochs // LIVE_POINTS) if curve else 0
     result = run(cfg, progress, eval_every=eval_every, on_wait=on_wait)
+    cancel.empty()
     bar.empty()
     live.empty()
     return result
@@ -98,21 +104,39 @@ def sweep_live(base: GeneralizationConfig, s: Sweep, refused: str) -> list[dict]
     return None if rows is None else [asdict(r) for r in rows]
 
 
+def judged() -> dict:
+    """config -> the prediction made before its result was run or revealed (None: the learner skipped). A
+    result is shown only for a config in here: nothing answers a prediction before it is made."""
+    return st.session_state.setdefault("judged", {})
+
+
+def judge(cfg: GeneralizationConfig, prediction: str | None) -> None:
+    """A run of ``cfg`` is judged against the prediction made before it. Without one it stays to be made
+    (or skipped) after the run: a run never reveals a result by itself."""
+    if prediction is not None:
+        judged()[cfg] = prediction
+    else:
+        judged().pop(cfg, None)
+
+
 def stored_or_trained(store, form_cfg: GeneralizationConfig | None, submitted: bool, prediction: str | None,
                       curve: bool, default: GeneralizationConfig, link_keys) -> tuple[GeneralizationConfig, RunResult | None]:
     """(config, result or None) to show. A Run shows the form's setting; a link opened anywhere shows the
     setting it names (any of ``link_keys`` in the URL), training it first if this server has not run it yet.
-    The prediction made before a Run is kept beside the setting it was made for."""
+    Run and *Re-run live* judge the prediction made before them (``judged``)."""
     if submitted:
         st.session_state.active = form_cfg
-        st.session_state.active_prediction = prediction
+        judge(form_cfg, prediction)
     opened_from_link = "active" not in st.session_state and any(k in st.query_params for k in link_keys)
     if "active" not in st.session_state and form_cfg is not None:
         st.session_state.active = form_cfg
     cfg: GeneralizationConfig = st.session_state.get("active", default)
     result = store.get(cfg)
     rerun = result is not None and st.button("Re-run this setting live", key="rerun",
-                                             help="Train again now, with live progress, instead of the stored result")
+                                             help="Train again now, with live progress, instead of the stored result; "
+                                                  "your prediction above is judged against it")
+    if rerun:
+        judge(cfg, prediction)
     if (result is None and (submitted or opened_from_link)) or rerun:
         if opened_from_link:
             st.info("This link names a setting this server has not run yet: training it now.")

@@ -14,14 +14,16 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui.figures import figure_tables, margins
-from ui.lesson_list import LESSONS
+from ui.lesson_list import GLOSSARY, LESSONS
 
 # Every control that sets an experiment is bound to the URL: the key is the query parameter, values equal
 # to the widget's default are left out. Exercise answers and predictions are not: a shared link should not
 # carry somebody's answers.
 URL = "query-params"
-# Plotly's toolbar without its logo; the figure's title is drawn by Streamlit above it (see chart)
-PLOTLY_CONFIG = {"displaylogo": False}
+# No Plotly toolbar: it covered the titles of small maps inside a figure (layer and head names), and on a
+# phone it appears on every tap. The figure's title is drawn by Streamlit above it (see chart); Streamlit's
+# own element toolbar still offers full screen.
+PLOTLY_CONFIG = {"displaylogo": False, "displayModeBar": False}
 
 
 def show_source(*objects, label: str = "Show the code that ran (from `core`, read live with `inspect`)") -> None:
@@ -79,16 +81,33 @@ def navigation() -> None:
         st.page_link("app.py", label="Home", icon="🔬")
         for number, lesson in enumerate(LESSONS, start=1):
             st.page_link(lesson.page, label=f"{number} · {lesson.title}", icon=lesson.icon)
+        st.page_link(GLOSSARY.page, label=GLOSSARY.title, icon=GLOSSARY.icon)
         st.toggle("Show numbers under every chart", key="numbers", bind=URL,
                   help="A table of each chart's values under it: for screen readers, printing, or copying numbers")
         st.divider()
         preload_plotly()
 
 
-def page_header(title: str, icon: str) -> None:
+def page_header(title: str, icon: str, question: str) -> None:
+    """The page's title and its question in one line: what a learner reads before the first figure."""
     st.set_page_config(page_title=f"{title} · ViT Lab", page_icon=icon, layout="wide", initial_sidebar_state="auto")
     navigation()
+    st.html(STYLE)
     st.title(title)
+    st.markdown(f"**{question}**")
+
+
+def background(text: str, label: str = "The idea behind this page") -> None:
+    """The page's longer explanation, one click away: the figure comes first."""
+    with st.expander(label):
+        st.markdown(text)
+
+
+# The copy button of a code box (the link to a page's settings) shows only while a mouse hovers the box, so a
+# touch screen never shows it: always visible here.
+STYLE = """<style>
+[data-testid="stCode"] button, [data-testid="stCodeCopyButton"] { opacity: 1 !important; visibility: visible !important; }
+</style>"""
 
 
 def ready_to_draw(fig: go.Figure, where) -> str | None:

@@ -138,7 +138,8 @@ def notes(r: PatchifyResult) -> list[str]:
                      f"Comparing the first {min(n, r.n_conv_tokens)} tokens in raster order, the difference is "
                      f"**{r.max_abs_diff:.2e}**. This is no longer a patch embedding.")
     notes.append(f"Patch size {P} turns a {c.img_size}×{c.img_size} image into **{n}** tokens of **{k}** values: "
-                 f"halving P quadruples the sequence length, and attention's cost grows with its square "
+                 f"the count is (H/P)·(W/P), so it grows as 1/P² (half the patch size, four times the tokens), and "
+                 f"attention's cost grows with the count's square "
                  f"({n + 1}² = {(n + 1) ** 2} pairs with the class token).")
     return notes
 

@@ -71,7 +71,7 @@ def test_single_choice_settings_are_text_not_a_slider_that_raises():
     at = page(PAGE)
     at.select_slider(key="patch_16").set_value(16).run()  # one patch: nothing to follow
     assert_clean(at)
-    assert any("Patch to follow: **0** (the only choice here)" in md.value for md in at.markdown)
+    assert any("Patch to follow (red box): **0** (the only choice here)" in md.value for md in at.markdown)
     at.select_slider(key="patch_16").set_value(2).run()
     at.toggle(key="overlap").set_value(True).run()  # stride < 2 leaves one stride
     assert_clean(at)
@@ -104,7 +104,10 @@ def test_wrong_order_metric_says_not_rounding_without_an_arrow():
     at = page(PAGE)
     at.toggle(key="wrong_order").set_value(True).run()
     m = next(m for m in at.metric if m.label == "max |linear − conv|")
-    assert "not rounding" in m.proto.delta and "e+" in m.proto.delta
+    assert m.proto.delta == "not rounding"  # short: a metric's delta is cut to its column on a phone
+    assert any("× [epsilon](Glossary#epsilon)** of float64: far beyond rounding" in c.value for c in at.caption)
+    at.toggle(key="wrong_order").set_value(False).run()
+    assert next(m for m in at.metric if m.label == "max |linear − conv|").proto.delta == "rounding only"
 
 
 def test_show_numbers_puts_a_table_under_every_chart():

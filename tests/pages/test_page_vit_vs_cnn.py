@@ -12,6 +12,16 @@ def run_tiny(at):
     return at
 
 
+def reveal(at, prediction: str | None = None):
+    """Predict (or skip) for the setting on screen: its results appear only then."""
+    if prediction is None:
+        at.button(key="predict_skip").click().run()
+    else:
+        at.radio(key="predict").set_value(prediction).run()
+        at.button(key="predict_check").click().run()
+    return at
+
+
 def test_opens_without_error_and_presets_fill_the_form():
     at = page(PAGE, timeout=60)
     assert_clean(at)
@@ -30,8 +40,8 @@ def test_tiny_preset_through_the_form_shows_results():
     assert any("Your prediction:** in between" in md.value for md in at.markdown)
     labels = [m.label for m in at.metric]
     assert "CNN · test (unseen)" in labels and "ViT (lesson) · test (unseen)" in labels
-    # the first section: the per-seed table and no chart (a first chart loads Plotly's module in the browser)
-    assert not at.get("plotly_chart") and at.table
+    # the first section: the per-seed table, no chart but the picture of the split above
+    assert len(at.get("plotly_chart")) == 1 and at.table
     assert "seed 0" in at.table[0].value.index and "mean" in at.table[0].value.index
     open_section(at, "Accuracy and curves")
     assert len(at.get("plotly_chart")) >= 2  # bars, loss (and the test curve)
@@ -56,6 +66,7 @@ def test_a_config_already_run_returns_from_the_store():
     # a second session: same config, results come from the per-process store without training
     at2 = page(PAGE, timeout=120)
     at2.button(key="preset_tiny").click().run()
+    at2.radio(key="predict").set_value("in between")
     next(b for b in at2.button if b.label == "Run").click().run()
     assert [m.value for m in at2.metric] == first
     assert not at2.get("progress")
@@ -80,6 +91,8 @@ def test_a_link_opens_its_experiment_on_a_fresh_server():
     shipped result; the link shown on the page is the same query."""
     at = page(PAGE, timeout=60, query={"n_train": "3000"})
     assert_clean(at)
+    assert not at.metric  # nothing answers the prediction before it is made (or skipped)
+    reveal(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["ViT (lesson) · test (unseen)"] == "56.9%" and not at.get("progress")
     assert at.session_state["n_train"] == 3000
@@ -90,6 +103,9 @@ def test_a_link_to_a_setting_not_yet_run_trains_it():
     query = {"models": "CNN", "n_train": "120", "n_test": "100", "epochs": "10", "seeds": "1"}  # values as labels
     at = page(PAGE, timeout=120, query=query)
     assert_clean(at)
+    assert not at.metric and not at.get("progress")  # trained, kept behind the prediction; its bar gone
+    assert not [b for b in at.button if b.label == "Cancel"]  # a finished run's Cancel goes with it
+    reveal(at)
     assert any("trained on this server" in c.value for c in at.caption)
     assert [m.label for m in at.metric] == ["CNN · test (unseen)"]
 
@@ -110,17 +126,22 @@ def test_exercises_are_checked_against_the_run_and_counted():
 def test_first_view_is_the_shipped_lesson_result_without_training():
     at = page(PAGE, timeout=30)
     assert_clean(at)
+    # the first screen: the picture of the split and the prediction, nothing that answers it
+    assert len(at.get("plotly_chart")) == 1 and not at.metric and not at.table
+    assert not any("42.4" in m.value for m in at.markdown) and at.button(key="predict_check").disabled
+    reveal(at, "≈50 % (chance) or worse")
+    assert any(md.value.startswith("**Your prediction:** ≈50 % (chance) or worse → ✅ **right**") for md in at.markdown)
     labels = {m.label: m.value for m in at.metric}
     assert labels["CNN · test (unseen)"] == "100.0%" and labels["ViT (lesson) · test (unseen)"] == "42.4%"
     assert any("precomputed with this code" in c.value for c in at.caption)
     assert at.button(key="rerun").label == "Re-run this setting live"
     assert at.toggle(key="live_curve").value  # the live curve is drawn unless the learner switches it off
-    assert not at.get("plotly_chart")  # the first section is the table: no chart to load Plotly for
+    assert len(at.get("plotly_chart")) == 1  # the first section is the table: the split is the only chart
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
     assert any("300 training images hold only **70 distinct** ones" in n and "allow 72" in n
                and "3000 images, 72 distinct" in n for n in notes)
     open_section(at, "Accuracy and curves")
-    assert len(at.get("plotly_chart")) == 2  # bars and loss; the shipped run measured no test curve, and says so
+    assert len(at.get("plotly_chart")) == 3  # the split, bars and loss; the shipped run measured no test curve, and says so
     assert any("No test accuracy per epoch for this run" in c.value for c in at.caption)
 
 
@@ -139,7 +160,7 @@ def test_a_sweep_runs_from_the_page_and_plots():
 
 
 def test_look_inside_the_shipped_lesson_without_training():
-    at = page(PAGE, timeout=60)
+    at = reveal(page(PAGE, timeout=60))
     open_section(at, "Look inside the models")
     assert_clean(at)
     assert not at.get("progress")
@@ -189,10 +210,27 @@ def test_a_run_whose_every_seed_diverged_says_so_in_both_result_sections():
     diverged = run(replace(cfg, train=replace(cfg.train, epochs=30, lr=10.0)))  # beyond the form's rates
     assert all(r.diverged_at is not None for r in diverged.rows)
     result_store().put(cfg, diverged)  # the page's store: this link now shows a run that diverged
-    at.run()
+    reveal(at)
     assert not at.exception
     (error,) = at.error  # the run's one seed, and nothing else
     assert error.value.startswith("ViT (lesson), seed 0: training **diverged at epoch")
     assert any("Every seed diverged" in i.value for i in at.info) and not at.table
     open_section(at, "Accuracy and curves")
-    assert any("Every seed diverged" in i.value for i in at.info) and not at.get("plotly_chart")
+    assert any("Every seed diverged" in i.value for i in at.info) and len(at.get("plotly_chart")) == 1  # the split
+
+
+def test_results_not_matching_the_form_are_labelled_and_every_run_judges_the_prediction_before_it():
+    at = reveal(page(PAGE, timeout=60), "in between")
+    assert not at.warning
+    at.button(key="preset_exercise-1").click().run()  # the form changes; the lesson's results stay on screen
+    (stale,) = at.warning
+    assert "These results are for the setting last run" in stale.value and "Training images" in stale.value
+    at.radio(key="predict").set_value("≈100 %, like the CNN").run()
+    next(b for b in at.button if b.label == "Run").click().run()  # judged against the pick made before it
+    assert not at.warning
+    assert any(md.value.startswith("**Your prediction:** ≈100 %, like the CNN → ❌") for md in at.markdown)
+    assert {m.label: m.value for m in at.metric}["ViT (lesson) · test (unseen)"] == "56.9%"
+    fresh = page(PAGE, timeout=60)
+    fresh.button(key="preset_exercise-1").click().run()
+    next(b for b in fresh.button if b.label == "Run").click().run()  # no pick: the result waits for one
+    assert not fresh.metric and fresh.button(key="predict_skip")

@@ -1,18 +1,19 @@
 from pathlib import Path
 
-from ui.lesson_list import LESSONS
+from ui.lesson_list import GLOSSARY, LESSONS
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_lesson_list_is_the_pages_folder():
-    assert sorted(lesson.page for lesson in LESSONS) == sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
+    pages = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
+    assert sorted(lesson.page for lesson in (*LESSONS, GLOSSARY)) == pages
     assert [lesson.url_path for lesson in LESSONS] == ["Patchify", "Permutation_symmetry", "ViT_vs_CNN",
                                                        "Fixing_the_ViT"]
 
 
 def test_every_page_titles_itself_as_listed():
-    for lesson in LESSONS:
+    for lesson in (*LESSONS, GLOSSARY):
         assert f'page_header("{lesson.title}"' in (ROOT / lesson.page).read_text(), lesson.page
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.figures.plots import matrix_figure, square_layout
+from ui.figures.plots import MIN_FONT, matrix_figure, square_layout
 
 
 def image_figure(image: np.ndarray, title: str = "") -> go.Figure:
@@ -47,18 +47,19 @@ def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | N
         r, c = divmod(highlight, gw)
         fig.add_shape(type="rect", x0=c * patch_size - 0.5, x1=(c + 1) * patch_size - 0.5, xref="x", yref="y",
                       y0=r * patch_size - 0.5, y1=(r + 1) * patch_size - 0.5, line=dict(color="#ef4444", width=3))
-    if gh * gw <= 256:
-        # The numbers as one text trace on dark squares, not as layout annotations: Plotly lays out every
-        # annotation on its own, which makes the figure slow to draw (benchmarks/browser_latency.py)
+    if max(gh, gw) <= 16:
+        # Each number in its patch's top-left corner, as plain text (one text trace, not layout annotations,
+        # which Plotly lays out one by one: benchmarks/browser_latency.py). No badge behind it: a badge hid
+        # what it labelled (the bright patch under its "0"). Dark on light pixels, white on dark ones.
         text = [str(labels[i] if labels is not None else i) for i in range(gh * gw)]
-        font = 14 if gh * gw <= 16 else 10 if gh * gw <= 64 else 7
-        centre = (patch_size - 1) / 2
         rows, cols = np.divmod(np.arange(gh * gw), gw)  # patch i sits at grid (row, col), row-major
+        corner = max(1, patch_size // 2)
+        light = [image[:, r * patch_size:r * patch_size + corner, c * patch_size:c * patch_size + corner].mean() > 0.5
+                 for r, c in zip(rows, cols, strict=True)]
         fig.add_trace(go.Scatter(
-            x=cols * patch_size + centre, y=rows * patch_size + centre, text=text, mode="markers+text", name="patch numbers", textfont=dict(color="white", size=font),
-            marker=dict(symbol="square", color="rgba(17,24,39,0.75)",
-                        size=font * (1.2 + 0.6 * max(len(t) for t in text))),
-            hoverinfo="skip", showlegend=False))
+            x=cols * patch_size - 0.5, y=rows * patch_size - 0.5, text=text, mode="text", name="patch numbers",
+            textposition="bottom right", hoverinfo="skip", showlegend=False,
+            textfont=dict(color=["#111827" if x else "#ffffff" for x in light], size=MIN_FONT + (2 if gh * gw <= 16 else 0))))
     # the image's own extent, row 0 at the top: the line and marker traces would otherwise move the autorange
     fig.update_xaxes(range=[-0.5, W - 0.5], autorange=False)
     fig.update_yaxes(range=[H - 0.5, -0.5], autorange=False)

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core.models.registry import spec
-from ui.figures.plots import square_layout, wrap
+from ui.figures.plots import MIN_FONT, cell_font, square_layout, wrap
 
 
 def label(model: str) -> str:
@@ -72,10 +72,12 @@ ACCURACY_SCALE = [[0.0, "#b35806"], [0.25, "#f1a340"], [0.5, "#f7f7f7"], [0.75, 
 def position_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple[int, int],
                         test_range: tuple[int, int], title: str, height: int = 330) -> go.Figure:
     """Accuracy at each shape centre (x = cx, y = cy) with the training and test regions outlined.
-    Ranges are inclusive."""
-    text = [["" if np.isnan(v) else f"{v:.0%}" for v in row] for row in grid]
+    Ranges are inclusive. Each cell shows its accuracy (in %, without the sign) where the number fits."""
+    text = [["" if np.isnan(v) else f"{100 * v:.0f}" for v in row] for row in grid]
+    font = cell_font(len(centres), height - 60, 3)  # drawn alone or in two columns: height-bound
     fig = go.Figure(go.Heatmap(z=grid, x=centres, y=centres, zmin=0, zmax=1, colorscale=ACCURACY_SCALE, text=text,
-                               texttemplate="%{text}", textfont=dict(size=8), colorbar=dict(tickformat=".0%"),
+                               texttemplate="%{text}" if font else None, textfont=dict(size=font or MIN_FONT),
+                               colorbar=dict(tickformat=".0%", thickness=12),
                                hovertemplate="cx=%{x} cy=%{y} accuracy=%{z:.0%}<extra></extra>"))
     for (lo, hi), color, name in ((train_range, "#111827", "train"), (test_range, "#7c3aed", "test")):
         fig.add_shape(type="rect", x0=lo - 0.5, x1=hi + 0.5, y0=lo - 0.5, y1=hi + 0.5,
@@ -86,27 +88,41 @@ def position_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple
     return square_layout(fig, height)
 
 
+# Light fills, one per remedy group (core.models.remedies.GROUPS), so the bars' colour says what kind of change
+# each model is, and the dark numbers on them stay readable
+GROUP_FILLS = {"baseline": "#d1d5db", "data": "#a6cee3", "positions": "#b2df8a", "tokens": "#fdbf6f",
+               "attention": "#cab2d6", "pooling": "#fb9a99", "the CNN side": "#f6e58d"}
+
+
 def ranking_figure(rows: list[dict], title: str = "Test accuracy at unseen positions, best first (bars: 95 % "
                                                        "interval)") -> go.Figure:
-    """Horizontal bars, one per model, sorted by mean test accuracy, with its 95 % interval as error bars.
-    ``rows``: dicts with model, mean, lo, hi."""
+    """Horizontal bars, one per model, sorted by mean test accuracy, with its 95 % interval as error bars,
+    coloured by the model's group (a legend entry each). ``rows``: dicts with model, mean, lo, hi and
+    optionally group."""
     rows = sorted(rows, key=lambda r: r["mean"])  # best at the top (Plotly draws the first bar lowest)
-    fig = go.Figure(go.Bar(
-        y=[label(r["model"]) for r in rows], x=[r["mean"] for r in rows], orientation="h",
-        marker_color=[color(r["model"]) for r in rows], text=[f"{r['mean']:.0%}" for r in rows],
-        textposition="inside", insidetextanchor="start", textfont=dict(color="#ffffff"),
-        error_x=dict(type="data", symmetric=False, array=[r["hi"] - r["mean"] for r in rows],
-                     arrayminus=[r["mean"] - r["lo"] for r in rows], color="#111827"),
-        hovertemplate="%{y}: %{x:.1%}<extra></extra>"))
+    fig = go.Figure()
+    for group in dict.fromkeys(r.get("group", "") for r in rows):
+        part = [r for r in rows if r.get("group", "") == group]
+        fig.add_trace(go.Bar(
+            y=[label(r["model"]) for r in part], x=[r["mean"] for r in part], orientation="h", name=group or "model",
+            showlegend=bool(group), marker_color=GROUP_FILLS.get(group, "#d1d5db"),
+            marker_line=dict(color="#6b7280", width=1), text=[f"{r['mean']:.0%}" for r in part],
+            textposition="inside", insidetextanchor="start", textfont=dict(color="#111827"),
+            error_x=dict(type="data", symmetric=False, array=[r["hi"] - r["mean"] for r in part],
+                         arrayminus=[r["mean"] - r["lo"] for r in part], color="#111827"),
+            hovertemplate="%{y}: %{x:.1%}<extra></extra>"))
     fig.add_vline(x=0.5, line=dict(dash="dot", color="#6b7280"), annotation_text="chance", annotation_position="top")
-    fig.update_layout(title=title, height=60 + 28 * len(rows), margin=dict(l=10, r=10, t=40, b=10),
+    fig.update_layout(title=title, height=100 + 28 * len(rows), margin=dict(l=10, r=10, t=40, b=10), barmode="overlay",
+                      legend=dict(orientation="h", y=-0.35, title_text="group"),
+                      yaxis=dict(categoryorder="array", categoryarray=[label(r["model"]) for r in rows]),
                       xaxis=dict(range=[0, 1.02], tickformat=".0%",
                                  title="test accuracy<br>(unseen positions)"))  # two lines: fits a phone
     return fig
 
 
 def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_range: tuple[int, int],
-                     test_range: tuple[int, int], title: str, cols: int = 4) -> go.Figure:
+                     test_range: tuple[int, int], title: str | None, cols: int = 4,
+                     colorbar: bool = True) -> go.Figure:
     """Every model's generalization map (accuracy at each centre, both shapes averaged) side by side, at one
     colour scale, each with the training square (solid) and the test square (dashed). One figure, not one
     per model: a chart costs the browser far more than a subplot."""
@@ -114,7 +130,7 @@ def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_ran
 
     names = list(grids)
     rows = max(1, -(-len(names) // cols))
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[wrap(label(m), 12) for m in names],
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[wrap(label(m), 48 // cols) for m in names],
                         horizontal_spacing=0.03, vertical_spacing=0.35 / rows)
     for i, m in enumerate(names):
         r, c = i // cols + 1, i % cols + 1
@@ -130,7 +146,8 @@ def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_ran
         fig.update_layout({f"yaxis{k if k > 1 else ''}": dict(scaleanchor=f"x{k if k > 1 else ''}")})
     fig.update_annotations(font_size=10)
     fig.update_layout(title=title, height=230 * rows + 60, margin=dict(l=10, r=10, t=70, b=10),
-                      coloraxis=dict(colorscale=ACCURACY_SCALE, cmin=0, cmax=1, colorbar=dict(tickformat=".0%")))
+                      coloraxis=dict(colorscale=ACCURACY_SCALE, cmin=0, cmax=1, showscale=colorbar,
+                                     colorbar=dict(tickformat=".0%")))
     return fig
 
 

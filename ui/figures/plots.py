@@ -7,6 +7,19 @@ import numpy as np
 import plotly.graph_objects as go
 
 HEAT = "RdBu_r"
+# The smallest text a chart writes (px): legible on a 390 px phone and from the back of a room. Text that
+# would have to be smaller is left out, and hover and "Show numbers" give the values instead.
+MIN_FONT = 10
+
+
+def cell_font(n_cols: int, side: float, longest: int) -> int | None:
+    """The font (px) for text of ``longest`` characters in each of ``n_cols`` cells across a square map whose
+    plot is at least ``side`` px wide where it is drawn, or None when it would need less than ``MIN_FONT``: a
+    digit is about 0.6 font wide, and a cell keeps a quarter of its width free so that neighbours' numbers
+    never run together."""
+    cell = side / max(n_cols, 1)
+    font = int(0.75 * cell / (0.6 * max(longest, 1)))
+    return min(font, 14) if font >= MIN_FONT else None
 
 
 def square_layout(fig: go.Figure, height: int = 360) -> go.Figure:
@@ -37,12 +50,14 @@ def matrix_figure(values: np.ndarray, title: str, x_title: str = "", y_title: st
 
 def grid_map(values: np.ndarray, title: str, colorscale: str = "Viridis", text_fmt: str = ".3f",
              zmin: float | None = None, zmax: float | None = None, height: int = 320,
-             x_labels: list | None = None, y_labels: list | None = None) -> go.Figure:
-    """A small 2-D map with its value written in every cell (patch grids, attention maps)."""
+             x_labels: list | None = None, y_labels: list | None = None, side: int = 200) -> go.Figure:
+    """A small 2-D map with its value written in every cell where it fits (patch grids, attention maps).
+    ``side``: the narrowest the plot is drawn, in px (a map in one of five columns on a desktop: about 200)."""
     values = np.asarray(values, dtype=np.float64)
     text = [[format(v, text_fmt) for v in row] for row in values]
+    font = cell_font(values.shape[1], min(side, height - 60), max(len(t) for row in text for t in row))
     fig = go.Figure(go.Heatmap(z=values, x=x_labels, y=y_labels, colorscale=colorscale, zmin=zmin, zmax=zmax,
-                               text=text, texttemplate="%{text}" if values.size <= 256 else None,
+                               text=text, texttemplate="%{text}" if font else None, textfont=dict(size=font or MIN_FONT),
                                hovertemplate="x=%{x} y=%{y} value=%{z:.4g}<extra></extra>"))
     fig.update_layout(title=title)
     return square_layout(fig, height)

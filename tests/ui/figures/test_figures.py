@@ -18,8 +18,13 @@ def test_images_and_patch_grids():
     lines = next(t for t in grid.data if t.name == image_figures.GRID_TRACE)  # the grid: one vertical, one horizontal line
     assert list(lines.x) == [3.5, 3.5, None, -0.5, 7.5, None] and list(lines.y) == [-0.5, 7.5, None, 3.5, 3.5, None]
     assert all(name != image_figures.GRID_TRACE for name, _ in figure_tables.figure_tables(grid))  # not listed as numbers
-    numbers = grid.data[-1]  # each patch's number at its centre, as a text trace
-    assert list(numbers.text) == ["0", "1", "2", "3"] and (numbers.x[1], numbers.y[2]) == (5.5, 5.5)
+    numbers = grid.data[-1]  # each patch's number at its top-left corner, as a text trace with no badge behind it
+    assert list(numbers.text) == ["0", "1", "2", "3"] and (numbers.x[1], numbers.y[2]) == (3.5, 3.5)
+    assert numbers.mode == "text" and numbers.textfont.size >= plots.MIN_FONT
+    bright = np.zeros((1, 8, 8))
+    bright[:, :4, 4:] = 1.0  # patch 1 white: its number is dark, the others' white
+    assert list(image_figures.image_with_patch_grid(bright, 4).data[-1].textfont.color) == ["#ffffff", "#111827",
+                                                                                            "#ffffff", "#ffffff"]
     assert list(image_figures.image_with_patch_grid(img, 4, labels=[3, 2, 1, 0]).data[-1].text) == ["3", "2", "1", "0"]
     assert list(figure_tables.figure_tables(grid)[-1][1]["label"]) == ["0", "1", "2", "3"]  # "Show numbers" lists them
 
@@ -67,7 +72,17 @@ def test_position_map_is_colour_blind_safe_with_numbers_in_cells():
     fig = model_figures.position_map_figure(np.array([[0.0, 1.0], [0.5, np.nan]]), [3, 4], (3, 3), (4, 4), "map")
     colours = [c for _, c in fig.data[0].colorscale]
     assert not {"#d73027", "#1a9850"} & set(colours)  # no red-to-green
-    assert [list(r) for r in fig.data[0].text] == [["0%", "100%"], ["50%", ""]]
+    assert [list(r) for r in fig.data[0].text] == [["0", "100"], ["50", ""]]  # in %: the colour bar says so
+    assert fig.data[0].texttemplate and fig.data[0].textfont.size >= plots.MIN_FONT
+
+
+def test_cell_numbers_only_where_they_fit():
+    assert plots.cell_font(10, 270, 3) >= plots.MIN_FONT  # a 10 x 10 accuracy map: "100" fits
+    assert plots.cell_font(20, 270, 3) is None  # 20 across: too small to read, so hover and the table instead
+    many = model_figures.position_map_figure(np.full((20, 20), 0.5), list(range(20)), (5, 10), (3, 4), "map")
+    assert many.data[0].texttemplate is None and many.data[0].text is not None  # the numbers stay for hover/tables
+    assert plots.grid_map(np.eye(4), "g").data[0].texttemplate  # four 5-character numbers in 200 px fit
+    assert plots.grid_map(np.eye(8), "g", text_fmt=".3f").data[0].texttemplate is None  # eight do not
 
 
 def test_figure_tables_give_every_chart_its_numbers():
