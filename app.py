@@ -1,20 +1,51 @@
 """ViT Lab: home page. The lessons live in pages/ (one file each, listed in ui/lesson_list.py); their URLs work
 on a fresh server."""
 
+import numpy as np
 import streamlit as st
 
+from core.data.shapes import valid_centres
+from core.engine.results import position_grid
+from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from ui.exercise_panel import progress
+from ui.figures import model_figures
 from ui.lesson_list import LESSONS
-from ui.widgets import navigation
+from ui.results_store import result_store
+from ui.widgets import STYLE, chart, navigation
+
+LESSON = PRESETS["lesson"]
+# The lab's finding as a puzzle: the lesson's two models, unnamed (naming them would answer lesson 3's question)
+PUZZLE = {"Model A": "cnn", "Model B": "vit"}
+
+
+def finding() -> None:
+    """Two accuracy maps from the shipped lesson run, side by side, and the question they pose."""
+    result = result_store().get(LESSON)
+    if result is None:  # no shipped run for this code: the home page still works without its picture
+        return
+    d = LESSON.data
+    centres = list(valid_centres(d.img_size))
+    cols = st.columns([2, 2, 1.4])
+    for col, (name, model) in zip(cols, PUZZLE.items(), strict=False):
+        grid = np.nanmean([position_grid(result, model, shape) for shape in ("plus", "circle")], axis=0)
+        chart(model_figures.position_map_figure(grid, centres, d.train_range, d.test_range,
+                                                f"{name}: accuracy at each centre (%)"), col, key=f"home_{model}")
+    cols[2].markdown(
+        "**Two models, one task: plus or circle?** Both learned from shapes centred inside the solid square and "
+        "were tested inside the dashed one, at places they never saw. Blue: right; orange: wrong; white: a coin "
+        "toss. **One is a Vision Transformer, the other a CNN. Which is which, and why?**")
+    cols[2].page_link(LESSONS[2].page, label="Find out in lesson 3", icon=LESSONS[2].icon)
 
 st.set_page_config(page_title="ViT Lab", page_icon="🔬", layout="wide", initial_sidebar_state="auto")
 navigation()
+st.html(STYLE)
 st.title("ViT Lab")
 st.markdown(
     "**How does a Vision Transformer turn an image into a sequence of tokens, and what does it give up "
     f"against a CNN?** {len(LESSONS)} short lessons answer it with experiments you can change and re-run. Every "
     "number on every page is computed live by the code shown beneath it."
 )
+finding()
 
 st.subheader("The lessons")
 for col, (number, lesson) in zip(st.columns(len(LESSONS)), enumerate(LESSONS, start=1), strict=True):
@@ -27,14 +58,16 @@ for col, (number, lesson) in zip(st.columns(len(LESSONS)), enumerate(LESSONS, st
 
 st.subheader("How to read the pages")
 st.markdown(
-    "- **Controls** are in the sidebar or in a form; every change re-runs the experiment (cheap ones at once, "
-    "training only when you press *Run*).\n"
-    "- **Exercises** at the top of each page ask the lesson's questions; *Check my answer* checks yours against the "
+    "- **Each page opens on its figure** and its main controls; more controls are in the sidebar or in a form. "
+    "Every change re-runs the experiment (cheap ones at once, training only when you press *Run*).\n"
+    "- **Predict first**: lessons 3 and 4 show their results once you have predicted them (or chosen to skip).\n"
+    "- **Exercises** (below the first figure) ask the lesson's questions; *Check my answer* checks yours against the "
     "numbers the page computes, and explains.\n"
     "- **A link keeps the settings**: every control is in the page's address, and the sidebar shows it with a copy "
     "button. Send it, and it opens the same experiment, on any server.\n"
     "- **Show numbers under every chart** (sidebar) puts each chart's values in a table beneath it.\n"
-    "- **Metrics** at the top give the lesson's key numbers for the current settings.\n"
+    "- **Metrics** give the lesson's key numbers for the current settings.\n"
+    "- **Words you may not know** link to the [glossary](Glossary).\n"
     "- **Break it** switches remove the property being taught, so you can see that the check can fail.\n"
     "- **What to notice** is written from this run's numbers, not canned text.\n"
     "- **The code that ran** (a switch at the bottom) is the real source of the `core` functions, "

@@ -35,11 +35,12 @@ from ui.downloads import results_csv
 from ui.exercise_panel import exercise_panel
 from ui.figures import model_figures
 from ui.form_controls import control_grid
+from ui.glossary import term
 from ui.look_inside import look_inside
 from ui.results_store import result_store
-from ui.run_results import maps_grid, ranking_table
+from ui.run_results import maps_grid, ranking_table, the_split
 from ui.training import WARM_DELAY, live_curve_toggle, sweep_live, train_live
-from ui.widgets import bullets, chart, page_header, sections, share_link, show_source
+from ui.widgets import background, bullets, chart, page_header, sections, share_link, show_source
 
 CENTRES = list(valid_centres(16))
 DEFAULT = {c.key: c.value(BENCH) for c in CONTROLS}  # the bench's controls, declared once in core
@@ -51,15 +52,19 @@ def shipped_positions(base) -> list[dict] | None:
 
 
 def intro() -> None:
-    page_header("Fixing the ViT", "🩹")
-    st.markdown(
-        "Lesson 3 ended on a verdict: at centres it never saw, the tiny ViT is no better than chance while the CNN "
-        "is right. **What fixes it, and why?** Below, each remedy from the literature changes *one* thing of the "
-        "lesson's ViT (its data, its positions, its tokens, its attention or its pooling) and is trained on the "
-        "lesson's split: shapes at centres 5..10, tested at 3..4, five seeds each. The CNN side is tested too: the "
-        "CNN generalizes because of its **global max pool**, not because it is a CNN. The papers measured these "
-        "remedies on ImageNet or CIFAR; none on positions never seen in training. That is what this bench adds."
-    )
+    page_header("Fixing the ViT", "🩹", "Which change to the ViT lets it recognise shapes at positions it never saw, "
+                "and what makes a CNN lose that? Predict, then see the bench.")
+
+
+BACKGROUND = (
+    "Lesson 3 asks whether a ViT trained at some positions still recognises shapes at unseen ones. **What "
+    f"changes the answer, and why?** Each {term('remedy')} from the literature changes *one* thing of the "
+    "lesson's ViT (its data, its positions, its tokens, its attention or its pooling) and is trained on the "
+    f"lesson's split: shapes at centres 5..10, tested at 3..4, five {term('seed', 'seeds')} each, every result "
+    f"with its 95 % {term('interval')} against {term('chance')}. The {term('CNN')} side is tested too: CNNs with "
+    "one part changed. The papers measured these remedies on ImageNet or CIFAR; none on positions never seen in "
+    "training. That is what this bench adds."
+)
 
 
 def cards() -> None:
@@ -73,15 +78,14 @@ def cards() -> None:
 
 def predict() -> list[str] | None:
     """The learner's pick before the reveal; None until they reveal (with or without a pick)."""
-    st.subheader("Predict first")
+    st.markdown("**Predict first.**")
     if st.session_state.get("bench_revealed"):
         picked = st.session_state.get("bench_prediction", [])
-        st.caption("Your prediction: " + (", ".join(model_figures.label(m) for m in picked) or "none picked")
-                   + ". (Change it: reload the page.)")
+        st.caption("Your prediction: " + (names(picked) if picked else "none picked") + ". (Change it: reload the page.)")
         return picked
     with st.form("bench_predict"):
         st.multiselect("Which will be **distinguishable from chance, and above it**, at the unseen centres?",
-                       REMEDIES, format_func=model_figures.label, key="bench_pick")
+                       REMEDIES, format_func=model_figures.label, key="bench_pick", wrap=True)
         c1, c2 = st.columns(2)
         reveal = c1.form_submit_button("Reveal the results", type="primary")
         skip = c2.form_submit_button("Show them without predicting")
@@ -130,13 +134,18 @@ def data_efficiency(cfg) -> list[dict] | None:
     return plotted
 
 
+def names(models) -> str:
+    """Model names, each in bold: a name with a comma in it stays one name."""
+    return " · ".join(f"**{model_figures.label(m)}**" for m in models) or "none"
+
+
 def compare(picked: list[str] | None, v: dict[str, Verdict]) -> None:
     if not picked:
         return
     hit, wrong, missed = prediction_against_bench(picked, v)
-    names = lambda ms: ", ".join(model_figures.label(m) for m in ms) or "none"  # noqa: E731
-    st.markdown(f"**Your prediction against the bench.** ✅ Right: {names(hit)}. ❌ Picked, but not distinguishable "
-                f"from chance (or below it): {names(wrong)}. 🤔 Not picked, but it worked: {names(missed)}.")
+    st.markdown(f"**Your prediction against the bench.**\n- ✅ Right: {names(hit)}\n- ❌ Picked, but not "
+                f"distinguishable from chance (or below it): {names(wrong)}\n- 🤔 Not picked, but it worked: "
+                f"{names(missed)}")
 
 
 def choose_run(store, cfg, pressed: bool, curve: bool) -> RunResult | None:
@@ -183,9 +192,12 @@ def show(cfg, result: RunResult, picked: list[str]) -> None:
 def main() -> None:
     intro()
     store = result_store()
-    exercise_panel("remedies", REMEDY_EXERCISES, (store.get,))
+    picture, prediction_box = st.columns([3, 2])  # the first screen: the experiment as a picture, the prediction
+    with picture:
+        the_split(BENCH)
+    with prediction_box:
+        picked = predict()
     cards()
-    picked = predict()
     cfg, pressed = controls()
     curve = live_curve_toggle()
     result = None if cfg is None else choose_run(store, cfg, pressed, curve)
@@ -198,6 +210,8 @@ def main() -> None:
     if result is not None and picked is not None:
         st.download_button("Per-seed results (CSV, with the link)", lambda: results_csv(result, link),
                            "vit_remedies_results.csv", "text/csv")  # built when clicked (ui.downloads)
+    background(BACKGROUND)
+    exercise_panel("remedies", REMEDY_EXERCISES, (store.get,))
     show_source(RemedyViT, RandomShift, RelativePositionBias, ShiftedPatchTokens, diagonal_mask)
 
 

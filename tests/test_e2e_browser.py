@@ -90,7 +90,7 @@ def each_section(page, first_charts: int):
     """Open each section tab of the page in turn (the first one last, as the page opened, with its
     ``first_charts`` charts), waiting until it is drawn; a page without sections yields once. Lesson 4 shows
     its sections after the prediction: they are revealed first (after the page as it opened has been seen)."""
-    reveal = page.get_by_role("button", name="Show them without predicting")
+    reveal = page.get_by_role("button", name=re.compile("^Show (them|the result) without predicting$"))
     if reveal.count():
         yield None
         reveal.click()
@@ -209,6 +209,7 @@ def test_a_control_changed_in_the_browser_gives_a_link_that_reopens_it_on_a_fres
 def test_a_teachers_link_opens_that_experiment_on_a_fresh_server(browser):
     with streamlit_server() as (url, _, _):
         page, errors = open_page(browser, f"{url}/ViT_vs_CNN?n_train=3000")
+        page.get_by_role("button", name="Show the result without predicting").click(timeout=300_000)
         metric = page.locator("[data-testid=stMetric]", has_text="ViT (lesson) · test (unseen)")
         metric.wait_for(timeout=300_000)  # exercise 1's setting: shipped with the app
         assert "56.9%" in metric.inner_text()
@@ -222,7 +223,8 @@ def test_generalization_live_rerun_shows_progress_then_results(browser):
     # machine makes the test slower, not red.
     with streamlit_server() as (url, _, _):
         page, errors = open_page(browser, f"{url}/ViT_vs_CNN")
-        page.get_by_role("button", name="Re-run this setting live").click(timeout=300_000)
+        page.get_by_role("radio", name="in between").check(timeout=300_000)  # predicted before the run
+        page.get_by_role("button", name="Re-run this setting live").click()
         bar = page.locator("[data-testid=stProgress]").first
         bar.wait_for(timeout=300_000)
         done = page.get_by_text("trained on this server")
@@ -235,6 +237,9 @@ def test_generalization_live_rerun_shows_progress_then_results(browser):
             assert time.monotonic() - moved < 60, f"no progress for 60 s: {last}"
             page.wait_for_timeout(250)
         assert epochs_seen, "the progress bar never showed an epoch"
+        assert page.get_by_text("Your prediction: in between →").count() == 1  # the Re-run judged it
+        page.wait_for_timeout(1000)
+        assert page.get_by_role("button", name="Cancel").count() == 0  # gone with the run it cancelled
         page.locator("[data-testid=stTable]").first.wait_for(timeout=60_000)  # the results' first section
         page.get_by_role("tab", name="Accuracy and curves").click()
         wait_for_charts(page, 2, timeout=120)  # and their charts, one click away
@@ -251,7 +256,7 @@ def test_lesson_4_deep_link_opens_the_selection_from_the_shipped_bench(browser):
         wait_for_charts(page, 1, timeout=120)
         assert page.get_by_text("2 model(s) × 5 seed(s)").count() == 1
         assert page.get_by_text("precomputed and shipped with the app").count() >= 1
-        assert page.get_by_text("Generalization maps, every model at one colour scale").count() == 1
+        assert page.get_by_text("One colour scale for every model").count() == 1
         assert page.locator("[data-testid=stException]").count() == 0
         assert errors.real() == []
 
@@ -259,6 +264,7 @@ def test_lesson_4_deep_link_opens_the_selection_from_the_shipped_bench(browser):
 def test_clicking_a_cell_of_the_map_probes_the_model_there(browser):
     with streamlit_server() as (url, _, _):
         page, errors = open_page(browser, f"{url}/ViT_vs_CNN?results_view=Look+inside+the+models")
+        page.get_by_role("button", name="Show the result without predicting").click(timeout=120_000)
         page.get_by_text("plus at (3, 3)").first.wait_for(timeout=120_000)
         wait_for_charts(page, 3, timeout=120)
         plot = page.locator("[role=tabpanel] .js-plotly-plot").first

@@ -26,7 +26,8 @@ def control_widget(c: Control, default, where=st) -> None:
     elif c.widget == "radio":
         where.radio(c.label, options, options.index(default), key=c.key, bind=URL, help=c.help, **fmt, **c.extra)
     elif c.widget == "multiselect":
-        where.multiselect(c.label, options, default, key=c.key, bind=URL, help=c.help, **fmt, **c.extra)
+        # wrap: every chosen chip shown (in a column Streamlit would keep them on one scrolling row)
+        where.multiselect(c.label, options, default, key=c.key, bind=URL, help=c.help, wrap=True, **fmt, **c.extra)
     else:
         raise ValueError(f"control {c.key!r}: unknown widget {c.widget!r}")
 

@@ -23,6 +23,7 @@ from core.inspect.trained_model import (
 from core.models.registry import spec
 from core.nn.pos_embed import sincos_1d, sincos_2d
 from ui.figures import image_figures, model_figures
+from ui.glossary import term
 from ui.widgets import PLOTLY_CONFIG, URL, bullets, chart, ready_to_draw
 
 
@@ -94,6 +95,9 @@ def seen_vs_unseen(result: RunResult, name: str, seed: int, shape: str, cx: int,
     for i, m in enumerate(here.p_circle):
         cols[i % len(cols)].metric(model_figures.label(m), f"{here.p_right(m):.2f} here",
                                    delta=f"{there.p_right(m):.2f} at ({sx}, {sy})", delta_color="off", delta_arrow="off")
+    if here.rollout is not None:
+        st.caption(f"Below, for the chosen model: its {term('rollout', 'attention rollout')} over each input, and the "
+                   f"{term('class token')}'s {term('attention')} in every layer and head.")
     c1, c2 = st.columns(2)
     one_side(here, c1, seen=(sx, sy) == (cx, cy))
     one_side(there, c2, seen=True)

@@ -106,7 +106,9 @@ def background(text: str, label: str = "The idea behind this page") -> None:
 # The copy button of a code box (the link to a page's settings) shows only while a mouse hovers the box, so a
 # touch screen never shows it: always visible here.
 STYLE = """<style>
-[data-testid="stCode"] button, [data-testid="stCodeCopyButton"] { opacity: 1 !important; visibility: visible !important; }
+[data-testid="stCode"] :has([data-testid="stElementToolbarButton"]),
+[data-testid="stCode"] [data-testid="stElementToolbarButton"],
+[data-testid="stCode"] [data-testid="stElementToolbarButton"] * { opacity: 1 !important; visibility: visible !important; }
 </style>"""
 
 

@@ -166,7 +166,7 @@ on_bench('hybrid',
 remedy('vit-lsa', 'ViT, locality self-attention', '#332288', ViTRemedy(attention="lsa"),
     group='attention',
     what=('Locality self-attention: a token may not attend to itself (diagonal masked), and the softmax '
-          'temperature is learned.'),
+          'temperature is learned: one per layer here, where the paper\'s code learns one per head.'),
     why='Sharper attention on the other tokens: more locality.',
     source='Lee, Lee & Song 2021, arXiv:2112.13492.',
     reported='SPT with LSA improved ViTs by 2.96 % on Tiny-ImageNet on average.')

@@ -16,12 +16,14 @@ def reveal(at, picks=("vit-shift", "vit-relpos")):
 def test_results_wait_for_a_prediction_then_compare_with_it():
     at = page(PAGE, timeout=60)
     assert_clean(at)
-    assert not at.get("plotly_chart") and any("prediction" in i.value for i in at.info)
+    # the first screen: the picture of the split and the prediction; nothing that answers it
+    assert len(at.get("plotly_chart")) == 1 and not at.dataframe and any("prediction" in i.value for i in at.info)
     reveal(at)
     assert_clean(at)
     assert any("precomputed and shipped" in c.value for c in at.caption)  # instant: the shipped bench
     verdict = next(md.value for md in at.markdown if md.value.startswith("**Your prediction against the bench."))
     assert "Right:" in verdict and "Not picked, but it worked:" in verdict
+    assert "**ViT + random shifts**" in verdict  # each name in bold: names with commas stay apart
     table = at.dataframe[0].value
     assert len(table) == 16 and {"test (unseen)", "95 % interval", "parameters", "seconds per seed"} <= set(table)
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
@@ -32,11 +34,12 @@ def test_results_wait_for_a_prediction_then_compare_with_it():
 def test_the_maps_share_one_colour_scale_and_data_efficiency_is_shipped():
     at = reveal(page(PAGE, timeout=60), ())
     open_section(at, "Generalization maps")
-    spec = at.get("plotly_chart")[0].proto.spec
-    assert spec.count('"coloraxis":"coloraxis"') == 16
+    maps = [c.proto.spec for c in at.get("plotly_chart")[1:]]  # after the picture of the split
+    # one figure per column (a phone stacks them: each map as wide as the screen), one colour scale for all 16
+    assert len(maps) == 4 and sum(spec.count('"coloraxis":"coloraxis"') for spec in maps) == 16
     open_section(at, "Data efficiency")
     assert_clean(at)
-    assert len(at.get("plotly_chart")) == 1 and not at.get("progress")
+    assert len(at.get("plotly_chart")) == 2 and not at.get("progress")
 
 
 def test_a_selection_of_the_bench_shows_at_once_without_training():
