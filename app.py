@@ -25,16 +25,16 @@ def finding() -> None:
         return
     d = LESSON.data
     centres = list(valid_centres(d.img_size))
-    cols = st.columns([2, 2, 1.4])
-    for col, (name, model) in zip(cols, PUZZLE.items(), strict=False):
+    cols = st.columns([1.4, 2, 2])  # the question first: on a phone the columns stack, its link stays in view
+    for col, (name, model) in zip(cols[1:], PUZZLE.items(), strict=True):
         grid = np.nanmean([position_grid(result, model, shape) for shape in ("plus", "circle")], axis=0)
         chart(model_figures.position_map_figure(grid, centres, d.train_range, d.test_range,
                                                 f"{name}: accuracy at each centre (%)"), col, key=f"home_{model}")
-    cols[2].markdown(
+    cols[0].markdown(
         "**Two models, one task: plus or circle?** Both learned from shapes centred inside the solid square and "
         "were tested inside the dashed one, at places they never saw. Blue: right; orange: wrong; white: a coin "
         "toss. **One is a Vision Transformer, the other a CNN. Which is which, and why?**")
-    cols[2].page_link(LESSONS[2].page, label="Find out in lesson 3", icon=LESSONS[2].icon)
+    cols[0].page_link(LESSONS[2].page, label="Find out in lesson 3", icon=LESSONS[2].icon)
 
 st.set_page_config(page_title="ViT Lab", page_icon="🔬", layout="wide", initial_sidebar_state="auto")
 navigation()
@@ -42,8 +42,7 @@ st.html(STYLE)
 st.title("ViT Lab")
 st.markdown(
     "**How does a Vision Transformer turn an image into a sequence of tokens, and what does it give up "
-    f"against a CNN?** {len(LESSONS)} short lessons answer it with experiments you can change and re-run. Every "
-    "number on every page is computed live by the code shown beneath it."
+    f"against a CNN?** {len(LESSONS)} short lessons answer it with experiments you can change and re-run."
 )
 finding()
 

@@ -103,7 +103,7 @@ def metrics(r: PatchifyResult) -> None:
     m4.metric("max |linear − conv|", f"{r.max_abs_diff:.2e}", delta="rounding only" if rounding else "not rounding",
               delta_color="inverse" if broken and not rounding else "off", delta_arrow="off",
               help=f"eps = {r.eps:.1e}, the gap between 1 and the next {c.dtype}")
-    st.caption(f"The largest difference is **{ratio:.3g} × {term('epsilon')}** of {c.dtype}: "
+    st.markdown(f"The largest difference is **{ratio:.3g} × {term('epsilon')}** of {c.dtype}: "
                + ("rounding, so the two maps compute the same numbers." if rounding else
                   "far beyond rounding, so the two compute a different map."))
 

@@ -107,7 +107,7 @@ def shuffle_section(cfg: SymmetryConfig) -> list[str]:
           c1)
     chart(image_figures.image_with_patch_grid(shown(p.moved), vcfg.patch_size, labels=p.perm,
                                        title="Patches reordered (numbers: original patch)"), c2)
-    st.caption(f"How far the class token's {term('logit', 'logits')} (its raw class scores) and the patch outputs "
+    st.markdown(f"How far the class token's {term('logit', 'logits')} (its raw class scores) and the patch outputs "
                "move when the patches are reordered:")
     m1, m2, m3 = st.columns(3)
     m1.metric("|Δ class logits| without positions", f"{p.compared.no_pos.class_change:.1e}", help="tolerance 1e-10 (float64)")

@@ -65,7 +65,8 @@ BACKGROUND = (
 def predict(cfg: GeneralizationConfig, result: RunResult | None) -> bool:
     """The learner's prediction before any result (in the Run and *Re-run live* too): whether the result of
     ``cfg`` may be shown, i.e. a prediction for it was made or explicitly skipped."""
-    st.markdown("**Predict first.** At the unseen positions, the ViT will score…")
+    st.markdown(f"**Predict first.** At the {term('seen and unseen positions', 'unseen positions')}, the ViT will "
+                "score…")
     choice = st.radio("Your prediction", list(PREDICTIONS), index=None, key="predict", label_visibility="collapsed")
     done = judged()
     if cfg in done:

@@ -78,7 +78,8 @@ def cards() -> None:
 
 def predict() -> list[str] | None:
     """The learner's pick before the reveal; None until they reveal (with or without a pick)."""
-    st.markdown("**Predict first.**")
+    st.markdown(f"**Predict first.** Which {term('remedy', 'remedies')} work? Each is one change to the lesson's "
+                "ViT; the cards below say what it changes.")
     if st.session_state.get("bench_revealed"):
         picked = st.session_state.get("bench_prediction", [])
         st.caption("Your prediction: " + (names(picked) if picked else "none picked") + ". (Change it: reload the page.)")

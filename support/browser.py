@@ -21,7 +21,7 @@ def _pages() -> dict[str, tuple[str, int]]:
     """URL path -> (title, charts on first view), from the one list of lessons."""
     from ui.lesson_list import LESSONS
 
-    return {"": ("ViT Lab", 0), **{lesson.url_path: (lesson.title, lesson.min_charts) for lesson in LESSONS}}
+    return {"": ("ViT Lab", 2), **{lesson.url_path: (lesson.title, lesson.min_charts) for lesson in LESSONS}}
 
 
 PAGES = _pages()

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from support.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, ROOT, require_browser, streamlit_server, wait_for_charts
+from ui.figures.plots import MIN_FONT
 
 pytestmark = pytest.mark.e2e
 
@@ -72,10 +73,13 @@ def test_every_page_opens_by_its_own_url_on_a_fresh_server_on_a_desktop_and_a_ph
         page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
         n = wait_for_charts(page, min_charts, timeout=120)
         assert n >= min_charts
+        page.wait_for_timeout(500)
+        opens_on_a_figure_and_its_control(page, path, 900)  # a 1400 x 900 screen
         assert page.locator("[data-testid=stException]").count() == 0
         assert errors.real() == []
         for _ in each_section(page, min_charts):
             assert page.evaluate(CLIPPED) == []
+            assert page.evaluate(OVERLAPS) == []
             assert serious_accessibility_violations(page) == []
             assert errors.real() == []
         SHOTS.mkdir(parents=True, exist_ok=True)
@@ -84,6 +88,27 @@ def test_every_page_opens_by_its_own_url_on_a_fresh_server_on_a_desktop_and_a_ph
         page.screenshot(path=SHOTS / f"{path or 'home'}.png")
         page.context.close()
         reads_on_a_phone(browser, url, path)
+
+
+# What the first screen (the top ``h`` px of the page) holds: charts with at least 120 px in view, controls
+# in view, and anything that gives a result (metrics, tables)
+FIRST_SCREEN = """(h) => {
+  const main = document.querySelector('[data-testid=stMain]');
+  const seen = (el, px) => { const r = el.getBoundingClientRect(); return r.height > 0 && r.top < h - px; };
+  const controls = '[data-testid=stSlider], [data-testid=stSelectbox], [data-testid=stRadio], '
+                 + '[data-testid=stMultiSelect], [data-testid=stPageLink], [data-testid=stForm]';
+  return {charts: [...main.querySelectorAll('.js-plotly-plot')].filter(c => seen(c, 120)).length,
+          controls: [...main.querySelectorAll(controls)].filter(c => seen(c, 0)).length,
+          results: main.querySelectorAll('[data-testid=stMetric], [data-testid=stTable], [data-testid=stDataFrame]').length};
+}"""
+PREDICT_FIRST = ("ViT_vs_CNN", "Fixing_the_ViT")  # pages whose results wait for the learner's prediction
+
+
+def opens_on_a_figure_and_its_control(page, path, height):
+    first = page.evaluate(FIRST_SCREEN, height)
+    assert first["charts"] >= 1 and first["controls"] >= 1, (path, height, first)
+    if path in PREDICT_FIRST:
+        assert first["results"] == 0, (path, first)  # nothing that answers the prediction before it
 
 
 def each_section(page, first_charts: int):
@@ -118,20 +143,35 @@ def serious_accessibility_violations(page) -> list[str]:
 
 
 OVERLAPS = """() => {
-  // Any two text labels inside one Plotly chart that overlap (gallery captions, cell numbers), and any chart
-  // that sticks out of the viewport
+  // Any two pieces of text inside one Plotly chart that overlap (cell numbers, patch numbers, subplot titles,
+  // bar labels, ticks, legends), any chart text smaller than the lab's minimum (ui.figures.plots.MIN_FONT), and
+  // any chart that sticks out of the viewport
   const bad = [];
   const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const shown = t => {
+    if (!t.textContent.trim() || t.closest('.hoverlayer')) return false;
+    for (let el = t; el && el.tagName !== 'svg'; el = el.parentElement) {
+      const cs = getComputedStyle(el);
+      if (cs.display === 'none' || cs.visibility === 'hidden' || cs.opacity === '0') return false;
+    }
+    const r = t.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
   for (const plot of document.querySelectorAll('.js-plotly-plot')) {
     const r = plot.getBoundingClientRect();
     if (r.left < -1 || r.right > window.innerWidth + 1) bad.push('chart outside the viewport: ' + r.left + '..' + r.right);
-    const labels = [...plot.querySelectorAll('.annotation-text')].map(t => [t.textContent, t.getBoundingClientRect()]);
+    const labels = [...plot.querySelectorAll('svg text')].filter(shown).map(t => [t.textContent, t.getBoundingClientRect(), t]);
+    for (const [text, , t] of labels) {
+      const size = parseFloat(getComputedStyle(t).fontSize);
+      if (size < MIN_FONT) bad.push(`text too small: "${text}" at ${size}px`);
+    }
     for (let i = 0; i < labels.length; i++)
       for (let j = i + 1; j < labels.length; j++)
-        if (hit(labels[i][1], labels[j][1])) bad.push('overlap: ' + labels[i][0] + ' / ' + labels[j][0]);
+        if (!labels[i][2].contains(labels[j][2]) && !labels[j][2].contains(labels[i][2]) && hit(labels[i][1], labels[j][1]))
+          bad.push('overlap: "' + labels[i][0] + '" / "' + labels[j][0] + '"');
   }
   return bad;
-}"""
+}""".replace("MIN_FONT", str(MIN_FONT))
 
 
 # Every axis label and title and legend entry of every chart lies inside its chart: the margins are set on
@@ -160,6 +200,8 @@ def reads_on_a_phone(browser, url, path):
     title, min_charts = PAGES[path]
     page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
     wait_for_charts(page, min_charts, timeout=120)
+    page.wait_for_timeout(500)
+    opens_on_a_figure_and_its_control(page, path, 844)  # the key controls are in the page, not the closed sidebar
     sidebar = page.locator("[data-testid=stSidebar]")
     assert sidebar.get_attribute("data-collapsed") == "true" and sidebar.bounding_box()["width"] == 0
     widths = page.evaluate("() => [document.documentElement.scrollWidth, "
@@ -194,6 +236,9 @@ def test_a_control_changed_in_the_browser_gives_a_link_that_reopens_it_on_a_fres
         wait_for_charts(page, 3)
         assert "width=17" in page.url
         page.get_by_role("button", name="Link to these settings").click()  # the link box is in a popover
+        page.mouse.move(1, 1)  # no hover: a touch screen has none
+        page.wait_for_timeout(300)
+        assert page.evaluate(COPY_BUTTON_SHOWN)
         shown = page.locator("[data-testid=stPopoverBody] [data-testid=stCode]").last.inner_text().strip()
         # the link carries the setting and the open section
         assert "width=17" in shown and "patchify_view=3" in shown and shown.startswith("http"), shown
@@ -204,6 +249,17 @@ def test_a_control_changed_in_the_browser_gives_a_link_that_reopens_it_on_a_fres
         wait_for_charts(page, 3)
         assert page.get_by_text("Flatten + Linear: 16×17").count() == 1
         assert errors.real() == []
+
+
+COPY_BUTTON_SHOWN = """() => {
+  let el = document.querySelector('[data-testid=stPopoverBody] [data-testid=stCode] button[aria-label="Copy to clipboard"]');
+  if (!el) return false;
+  for (; el && el.getAttribute('data-testid') !== 'stCode'; el = el.parentElement) {
+    const cs = getComputedStyle(el);
+    if (cs.opacity === '0' || cs.visibility === 'hidden' || cs.display === 'none') return false;
+  }
+  return true;
+}"""
 
 
 def test_a_teachers_link_opens_that_experiment_on_a_fresh_server(browser):
@@ -223,7 +279,7 @@ def test_generalization_live_rerun_shows_progress_then_results(browser):
     # machine makes the test slower, not red.
     with streamlit_server() as (url, _, _):
         page, errors = open_page(browser, f"{url}/ViT_vs_CNN")
-        page.get_by_role("radio", name="in between").check(timeout=300_000)  # predicted before the run
+        page.locator("[data-testid=stRadio]").get_by_text("in between", exact=True).click(timeout=300_000)  # predicted before the run
         page.get_by_role("button", name="Re-run this setting live").click()
         bar = page.locator("[data-testid=stProgress]").first
         bar.wait_for(timeout=300_000)
@@ -294,24 +350,24 @@ PLOTLY_FETCHES = "() => performance.getEntriesByType('resource').filter(e => e.n
                  ".map(e => e.startTime)"
 
 
-def test_a_page_without_a_first_chart_loads_plotly_once_drawn_and_its_charts_then_use_it(browser):
-    # ViT vs CNN opens on its table: Plotly's module is fetched only after the page has been still a while
-    # (ui.widgets.preload_plotly), once, and the charts opened later use that module, not a second copy
+def test_a_page_without_a_chart_loads_plotly_once_drawn_and_the_next_pages_charts_use_it(browser):
+    # The glossary draws no chart: Plotly's module is fetched only after the page has been still a while
+    # (ui.widgets.preload_plotly), once, and the charts of the lesson opened next use that module, not a copy
     with streamlit_server() as (url, _, _):
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
         errors = BrowserErrors(page)
         page.add_init_script(CHANGES)
-        page.goto(f"{url}/ViT_vs_CNN")
+        page.goto(f"{url}/Glossary")
         deadline = time.monotonic() + 120
         while not page.evaluate(PLOTLY_FETCHES):
             assert time.monotonic() < deadline, "Plotly's module was never preloaded"
             page.wait_for_timeout(100)
         fetched = page.evaluate(PLOTLY_FETCHES)[0]
         before = page.evaluate(f"() => window.__changes.filter(t => t < {fetched})")
-        assert page.locator(".js-plotly-plot").count() == 0 and page.locator("[data-testid=stTable]").count() == 1
+        assert page.locator(".js-plotly-plot").count() == 0 and page.get_by_text("Epsilon").count() >= 1
         assert fetched - max(before) >= 600, (fetched, before[-5:])  # after the page stood still (700 ms)
-        page.get_by_role("tab", name="Accuracy and curves").click()
+        page.locator("[data-testid=stSidebar]").get_by_role("link", name="1 · Patchify").click()
         wait_for_charts(page, 2, timeout=120)
         assert len(page.evaluate(PLOTLY_FETCHES)) == 1
         assert errors.real() == []

@@ -96,7 +96,7 @@ def seen_vs_unseen(result: RunResult, name: str, seed: int, shape: str, cx: int,
         cols[i % len(cols)].metric(model_figures.label(m), f"{here.p_right(m):.2f} here",
                                    delta=f"{there.p_right(m):.2f} at ({sx}, {sy})", delta_color="off", delta_arrow="off")
     if here.rollout is not None:
-        st.caption(f"Below, for the chosen model: its {term('rollout', 'attention rollout')} over each input, and the "
+        st.markdown(f"Below, for the chosen model: its {term('rollout', 'attention rollout')} over each input, and the "
                    f"{term('class token')}'s {term('attention')} in every layer and head.")
     c1, c2 = st.columns(2)
     one_side(here, c1, seen=(sx, sy) == (cx, cy))

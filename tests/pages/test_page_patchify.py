@@ -105,7 +105,7 @@ def test_wrong_order_metric_says_not_rounding_without_an_arrow():
     at.toggle(key="wrong_order").set_value(True).run()
     m = next(m for m in at.metric if m.label == "max |linear − conv|")
     assert m.proto.delta == "not rounding"  # short: a metric's delta is cut to its column on a phone
-    assert any("× [epsilon](Glossary#epsilon)** of float64: far beyond rounding" in c.value for c in at.caption)
+    assert any("× [epsilon](Glossary#epsilon)** of float64: far beyond rounding" in c.value for c in at.markdown)
     at.toggle(key="wrong_order").set_value(False).run()
     assert next(m for m in at.metric if m.label == "max |linear − conv|").proto.delta == "rounding only"
 

@@ -89,7 +89,9 @@ def log_strip(groups: dict[str, np.ndarray], title: str, x_title: str, floor: fl
         values = np.maximum(np.asarray(values, dtype=np.float64), floor)  # exact zeros drawn at the floor
         fig.add_trace(go.Box(x=values, name=name, boxpoints="all", jitter=0.5, pointpos=0, orientation="h"))
     fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40, b=10), showlegend=False,
-                      xaxis=dict(type="log", title=x_title, exponentformat="power", dtick=2))
+                      # "1e-12", not 10 with a superscript: a raised exponent reached into the axis title below
+                      # it on a phone; every third decade, so that the labels fit 390 px
+                      xaxis=dict(type="log", title=x_title, exponentformat="e", dtick=3))
     return fig
 
 
