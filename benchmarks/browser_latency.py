@@ -238,6 +238,13 @@ def _radio(label: str):
     return lambda page: page.get_by_text(label, exact=True).first.click()
 
 
+def _step(label: str, direction: str):
+    """A number box's + or − button (the value is committed at once, as a learner's tap does)."""
+    test_id = "stNumberInputStepUp" if direction == "up" else "stNumberInputStepDown"
+    return lambda page: (page.locator("[data-testid=stNumberInput]", has=page.get_by_label(label))
+                         .locator(f"[data-testid={test_id}]").click())
+
+
 def _select(label: str, option: str):
     """Choosing an option: the menu is opened first, untimed (the learner's wait starts at their choice)."""
     def act(page):
@@ -255,20 +262,38 @@ CONTROLS = {
         "precision": ("3 · Two embeddings with the same weights", _radio("float32"), _radio("float64")),
         "patch to follow": ("1 · The image and its patch grid",
                             _slider("Patch to follow", "ArrowRight"), _slider("Patch to follow", "ArrowLeft")),
+        # heavy: a new image size changes every chart and the patch sliders' ranges
+        "image size": ("1 · The image and its patch grid", _slider("Image size (H = W, pixels)", "ArrowRight"),
+                       _slider("Image size (H = W, pixels)", "ArrowLeft")),
     },
     "Permutation_symmetry": {
         "positional encoding": ("1 · Shuffle the patches", _select("Positional encoding", "sincos"),
                                 _select("Positional encoding", "learned")),
         "patch to brighten": ("2 · Change one patch",
-                              _slider("Patch to brighten (+3 on every pixel, as the seed)", "ArrowRight"),
-                              _slider("Patch to brighten (+3 on every pixel, as the seed)", "ArrowLeft")),
+                              _slider("Patch to brighten (+3 on every pixel)", "ArrowRight"),
+                              _slider("Patch to brighten (+3 on every pixel)", "ArrowLeft")),
         "bright patch case": ("3 · Where does the class token look?", _radio("Bright patch near the middle"),
                               _radio("Bright patch at top left")),
+        # heavy: a new model (every number and chart of the section, 100 random permutations), a seed never
+        # drawn before at each try (nothing cached); then a new random permutation at each try
+        "weight seed": ("1 · Shuffle the patches", _step("Weight seed (13 = the reference ViT's)", "up"),
+                        _step("Weight seed (13 = the reference ViT's)", "up")),
+        "random permutation": ("1 · Shuffle the patches", _step("Permutation seed", "up"), _step("Permutation seed", "up")),
     },
     "ViT_vs_CNN": {  # the probe inside the shipped lesson's trained models
         "probe centre": ("Look inside the models", _slider("Centre cx", "ArrowRight"), _slider("Centre cx", "ArrowLeft")),
     },
 }
+# Pages whose results wait for the learner's prediction: the benchmark skips it (the button), untimed
+REVEAL = re.compile("^Show (them|the result) without predicting$")
+
+
+def reveal(page) -> None:
+    button = page.get_by_role("button", name=REVEAL)
+    if button.count():
+        t0 = page.evaluate("() => performance.now()")
+        button.click()
+        settle(page, t0)
 
 
 def open_section(page, label: str) -> None:
@@ -280,9 +305,20 @@ def open_section(page, label: str) -> None:
         settle(page, t0)
 
 
+# Query strings the pages are opened with for their controls: the random permutation's seed is on screen
+QUERY = {"Permutation_symmetry": "perm_kind=random"}
+
+
+ONLY_PAGES: list[str] = []  # --page: measure controls and tabs on these pages only
+
+
 def control_change(browser, sides, tries: int, out) -> None:
     for path, controls in CONTROLS.items():
-        pages = {side: open_done(browser, url, path)[0] for side, url, _ in sides}
+        if ONLY_PAGES and path not in ONLY_PAGES:
+            continue
+        pages = {side: open_done(browser, url, path, QUERY.get(path, ""))[0] for side, url, _ in sides}
+        for page in pages.values():
+            reveal(page)
         for name, (section, there, back) in controls.items():
             for page in pages.values():
                 open_section(page, section)
@@ -296,6 +332,30 @@ def control_change(browser, sides, tries: int, out) -> None:
             report(f"control /{path} · {name}", times, out)
         for page in pages.values():
             page.context.close()
+
+
+def tab_switch(browser, sides, tries: int, out) -> None:
+    """Each section tab's first open, in a page opened afresh and read: from the click to the section drawn.
+    The sections of lessons 3 and 4 after skipping the prediction (untimed)."""
+    for path in PAGES:
+        if ONLY_PAGES and path not in ONLY_PAGES:
+            continue
+        names = None
+        for _side, url, _ in sides[:1]:
+            page, _ = open_done(browser, url, path)
+            reveal(page)
+            names = page.get_by_role("tab").all_inner_texts()
+            page.context.close()
+        for name in names[1:]:
+            times: dict[str, list[float]] = {side: [] for side, _, _ in sides}
+            for _ in range(tries):
+                for side, url, _ in sides:
+                    page, _ = open_done(browser, url, path)
+                    reveal(page)
+                    read(page)
+                    times[side].append(after_input(page, lambda page, name=name: page.get_by_role("tab", name=name).click()))
+                    page.context.close()
+            report(f"tab /{path} · {name}", times, out)
 
 
 def engine_seconds(root, preset: str, *options: str) -> float:
@@ -409,12 +469,14 @@ def live_curve_cost(browser, sides, tries: int, out) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tries", type=int, default=5)
-    ap.add_argument("--only", nargs="*", choices=["first_draw", "control", "run", "curve"],
-                    default=["first_draw", "control", "run"],
+    ap.add_argument("--only", nargs="*", choices=["first_draw", "control", "tabs", "run", "curve"],
+                    default=["first_draw", "control", "tabs", "run"],
                     help="curve: only the live curve's cost, the lesson re-run with it and without (not by default)")
+    ap.add_argument("--page", nargs="*", default=[], help="controls and tabs of these pages only (their URL paths)")
     ap.add_argument("--json", help="write the medians to this file")
     ap.add_argument("--baseline", type=Path, help="another checkout to measure alongside, try for try")
     args = ap.parse_args()
+    ONLY_PAGES[:] = args.page
     out: dict[str, dict[str, float]] = {}
     with ExitStack() as stack:
         sides = []
@@ -425,7 +487,8 @@ def main() -> None:
         print(f"{os.cpu_count()} CPUs; {machine_now()}")
         p = stack.enter_context(sync_playwright())
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for part, measure in (("first_draw", first_draw), ("control", control_change), ("run", run_to_results),
+        for part, measure in (("first_draw", first_draw), ("control", control_change), ("tabs", tab_switch),
+                              ("run", run_to_results),
                               ("curve", live_curve_cost)):
             if part in args.only:
                 measure(browser, sides, args.tries, out)

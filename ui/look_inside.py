@@ -6,6 +6,7 @@ Each page passes its own key prefix, so no two pages share a control (their valu
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from core.data.shapes import SHAPES, valid_centres
@@ -62,7 +63,9 @@ def clickable_map(result: RunResult, prefix: str, name: str, shape: str, cx: int
                     config=PLOTLY_CONFIG, width="stretch")
 
 
-def one_side(p: Probe, where, seen: bool) -> None:
+def one_side(p: Probe, where, seen: bool, layers: bool) -> None:
+    """One probed input: the model's answer, the input with what reaches the answer drawn over it, and with
+    ``layers`` every layer's maps (attention per head, or the CNN's last feature maps)."""
     what = "seen in training" if seen else "the centre you chose"
     where.markdown(f"**{p.shape} at ({p.cx}, {p.cy})**: {what}")
     where.metric(f"{model_figures.label(p.model)} · p(right answer)", f"{p.p_true:.2f}")
@@ -72,35 +75,40 @@ def one_side(p: Probe, where, seen: bool) -> None:
                                         "image: how much of each patch reaches the class token"))
             L, H = len(p.attention), p.attention[0].shape[0]
             maps = np.concatenate(p.attention)  # (L*H, G, G)
-            chart(image_figures.small_maps_figure(maps, [f"layer {i // H}, head {i % H}" for i in range(L * H)],
-                                           f"Class-token attention to each patch, every layer and head, at "
-                                           f"({p.cx}, {p.cy})", cols=H, zmin=0, hover="weight"))
+            if layers:
+                chart(image_figures.small_maps_figure(maps, [f"layer {i // H}, head {i % H}" for i in range(L * H)],
+                                               f"Class-token attention to each patch, every layer and head, at "
+                                               f"({p.cx}, {p.cy})", cols=H, zmin=0, hover="weight"))
     elif p.features is not None:
         with where:
             chart(image_figures.image_with_peaks(p.image, p.peaks, f"Where each channel's maximum fires at ({p.cx}, {p.cy}) "
                                           "(red boxes)"))
-            chart(image_figures.small_maps_figure(p.features, [f"channel {c}" for c in range(len(p.features))],
-                                           f"The last feature maps at ({p.cx}, {p.cy})", cols=4, height_per_row=110,
-                                           hover="response"))
+            if layers:
+                chart(image_figures.small_maps_figure(p.features, [f"channel {c}" for c in range(len(p.features))],
+                                               f"The last feature maps at ({p.cx}, {p.cy})", cols=4, height_per_row=110,
+                                               hover="response"))
+    else:  # neither: the input itself (the figures above each draw it under what they show)
+        chart(image_figures.image_figure(p.image[None], f"Input at ({p.cx}, {p.cy})"), where)
 
 
-def seen_vs_unseen(result: RunResult, name: str, seed: int, shape: str, cx: int, cy: int) -> tuple[Probe, Probe]:
+def seen_vs_unseen(result: RunResult, name: str, seed: int, shape: str, cx: int, cy: int,
+                   layers: bool) -> tuple[Probe, Probe]:
     sx, sy = seen_centre(result, cx, cy)
     here, there = probe(result, name, seed, shape, cx, cy), probe(result, name, seed, shape, sx, sy)
-    c1, c2 = st.columns(2)
-    chart(image_figures.image_figure(here.image[None], f"Input at ({cx}, {cy})"), c1)
-    chart(image_figures.image_figure(there.image[None], f"Input at ({sx}, {sy})"), c2)
-    st.markdown("**Every model of the run, seed " + str(seed) + ": probability of the right answer**")
-    cols = st.columns(min(4, len(here.p_circle)))
-    for i, m in enumerate(here.p_circle):
-        cols[i % len(cols)].metric(model_figures.label(m), f"{here.p_right(m):.2f} here",
-                                   delta=f"{there.p_right(m):.2f} at ({sx}, {sy})", delta_color="off", delta_arrow="off")
+    # Every model's answer as one static table (a bench has 16 models: one metric each cost the tab's first
+    # draw more than its charts; benchmarks/browser_latency.py)
+    st.markdown(f"**Every model of the run, seed {seed}: probability of the right answer**")
+    st.table(pd.DataFrame({"model": [model_figures.label(m) for m in here.p_circle],
+                           f"at ({cx}, {cy})": [here.p_right(m) for m in here.p_circle],
+                           f"at ({sx}, {sy}), seen": [there.p_right(m) for m in there.p_circle]})
+             .set_index("model").style.format("{:.2f}"))
     if here.rollout is not None:
-        st.markdown(f"Below, for the chosen model: its {term('rollout', 'attention rollout')} over each input, and the "
-                   f"{term('class token')}'s {term('attention')} in every layer and head.")
+        st.markdown(f"Below, for the chosen model: its {term('rollout', 'attention rollout')} over each input (and, "
+                    f"with *Show every layer's maps*, the {term('class token')}'s {term('attention')} in every layer "
+                    "and head).")
     c1, c2 = st.columns(2)
-    one_side(here, c1, seen=(sx, sy) == (cx, cy))
-    one_side(there, c2, seen=True)
+    one_side(here, c1, seen=(sx, sy) == (cx, cy), layers=layers)
+    one_side(there, c2, seen=True, layers=layers)
     return here, there
 
 
@@ -194,7 +202,11 @@ def look_inside(result: RunResult, prefix: str) -> None:
     try:
         if view == VIEWS[0]:
             clickable_map(result, prefix, name, shape, cx, cy)
-            here, there = seen_vs_unseen(result, name, seed, shape, cx, cy)
+            # Every layer's maps on request: two more charts on each change of centre (the first view and a centre
+            # change stay within the lab's half second: benchmarks/browser_latency.py)
+            layers = st.toggle("Show every layer's maps (attention per head; a CNN's last feature maps)",
+                               key=f"{prefix}probe_layers", bind=URL)
+            here, there = seen_vs_unseen(result, name, seed, shape, cx, cy, layers)
             said = notes(here, there, None)
         elif view == VIEWS[1]:
             dist = attention_distances(result, name, seed)

@@ -165,10 +165,13 @@ def test_look_inside_the_shipped_lesson_without_training():
     assert_clean(at)
     assert not at.get("progress")
     labels = [m.label for m in at.metric]
-    assert "ViT (lesson) · p(right answer)" in labels and "CNN" in labels
+    assert "ViT (lesson) · p(right answer)" in labels and "CNN" in at.table[-1].value.index
     # unseen (3, 3) beside the nearest training centre (5, 5)
     assert any(md.value.startswith("**plus at (3, 3)**") for md in at.markdown)
     assert any(md.value.startswith("**plus at (5, 5)**: seen in training") for md in at.markdown)
+    charts = len(at.get("plotly_chart"))
+    at.toggle(key="vc_probe_layers").set_value(True).run()  # every layer's attention, both inputs: two charts more
+    assert len(at.get("plotly_chart")) == charts + 2 and any("layer 0, head 0" in c.proto.spec for c in at.get("plotly_chart"))
     before = [m.value for m in at.metric]
     at.select_slider(key="vc_probe_cx").set_value(12).run()
     assert_clean(at)
@@ -192,7 +195,7 @@ def test_look_inside_a_run_just_trained_from_the_form():
     assert any(c.value.startswith("The trained models themselves") for c in at.caption)
     # the tiny preset's one-layer ViT: one layer of attention maps, its distances, both models' probabilities
     labels = [m.label for m in at.metric]
-    assert "ViT (lesson) · p(right answer)" in labels and "CNN" in labels
+    assert "ViT (lesson) · p(right answer)" in labels and "CNN" in at.table[-1].value.index
     at.radio(key="vc_probe_view").set_value(DISTANCE).run()
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
     assert any("mean attention distance most in layer 0" in n for n in notes)

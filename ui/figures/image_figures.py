@@ -66,32 +66,59 @@ def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | N
     return fig
 
 
+TITLE_PX = 30  # room above each tile of a mosaic for its title (two lines of 10 px text)
+
+
+def mosaic_figure(maps: np.ndarray, titles: list[str], title: str, cols: int, tile_px: int, colorscale="Viridis",
+                  zmin: float | None = None, zmax: float | None = None, hover: str = "value",
+                  colorbar: bool = True, table: list[dict] | None = None) -> go.Figure:
+    """Many small (h, w) maps as tiles of ONE heatmap, ``cols`` to a row, each with its title above it, at one
+    colour scale. One heatmap and one text trace, not a subplot per map: every subplot is an axis pair that
+    Plotly lays out and draws on its own, which made a section of many maps slow to draw in the browser
+    (benchmarks/browser_latency.py). ``tile_px``: a tile's height on screen where the figure is wide enough.
+    ``table``: what "Show numbers" lists (default: every cell of every map)."""
+    maps = np.asarray(maps, dtype=np.float64)
+    n, h, w = maps.shape
+    rows = max(1, -(-n // cols))
+    scale = tile_px / h  # screen px per map cell
+    gy = int(np.ceil(TITLE_PX / scale))  # empty rows above each tile, for its title
+    gx = max(1, int(np.ceil(6 / scale)))  # empty columns between tiles
+    z = np.full((rows * (h + gy), cols * w + (cols - 1) * gx), np.nan)
+    which = np.full(z.shape, "", dtype=object)  # each cell's map, for the hover
+    xs, ys = [], []
+    for i, m in enumerate(maps):
+        r, c = divmod(i, cols)
+        y0, x0 = r * (h + gy) + gy, c * (w + gx)
+        z[y0:y0 + h, x0:x0 + w] = m
+        which[y0:y0 + h, x0:x0 + w] = titles[i].replace("<br>", " ")
+        xs.append(x0 + (w - 1) / 2)
+        ys.append(y0 - 0.5)
+    lo = float(np.nanmin(maps)) if zmin is None else zmin
+    hi = float(np.nanmax(maps)) if zmax is None else zmax
+    cells = np.indices((h, w))  # each cell's row and column inside its map
+    fig = go.Figure([
+        go.Heatmap(z=z, colorscale=colorscale, zmin=lo, zmax=hi, showscale=colorbar, customdata=which,
+                   colorbar=dict(thickness=12), hoverongaps=False, name=title or "maps",
+                   hovertemplate=f"%{{customdata}}: {hover} %{{z:.3g}}<extra></extra>"),
+        go.Scatter(x=xs, y=ys, text=titles, mode="text", textposition="top center", hoverinfo="skip",
+                   textfont=dict(size=MIN_FONT, color="#111827"), showlegend=False, name="titles"),
+    ])
+    fig.update_xaxes(visible=False, range=[-0.5, z.shape[1] - 0.5], constrain="domain")
+    fig.update_yaxes(visible=False, range=[z.shape[0] - 0.5, -0.5], scaleanchor="x", constrain="domain")
+    if table is None:
+        table = [{"map": titles[i].replace("<br>", " "), "row": int(r), "column": int(c), hover: float(maps[i, r, c])}
+                 for i in range(n) for r, c in zip(cells[0].ravel(), cells[1].ravel(), strict=True)]
+    fig.update_layout(title=title, height=int(z.shape[0] * scale) + 20, margin=dict(l=10, r=10, t=10, b=10),
+                      meta={"table": table})
+    return fig
+
+
 def small_maps_figure(maps: np.ndarray, titles: list[str], title: str, cols: int, colorscale: str = "Viridis",
                       zmin: float | None = None, zmax: float | None = None, height_per_row: int = 150,
                       hover: str = "value") -> go.Figure:
-    """Many small maps (an (n, h, w) array) in one figure at one colour scale: attention per layer and head,
-    feature maps per channel, position similarities per position."""
-    from plotly.subplots import make_subplots
-
-    maps = np.asarray(maps, dtype=np.float64)
-    n = len(maps)
-    rows = max(1, -(-n // cols))
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.02,
-                        vertical_spacing=min(0.3 / rows, 0.08))
-    lo = float(np.nanmin(maps)) if zmin is None else zmin
-    hi = float(np.nanmax(maps)) if zmax is None else zmax
-    for i, m in enumerate(maps):
-        fig.add_trace(go.Heatmap(z=m, coloraxis="coloraxis", name=titles[i],
-                                 hovertemplate=f"{titles[i]}<br>row %{{y}}, col %{{x}}: {hover} %{{z:.3g}}<extra></extra>"),
-                      row=i // cols + 1, col=i % cols + 1)
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, autorange="reversed")
-    for k in range(1, n + 1):
-        fig.update_layout({f"yaxis{k if k > 1 else ''}": dict(scaleanchor=f"x{k if k > 1 else ''}")})
-    fig.update_annotations(font_size=10)
-    fig.update_layout(title=title, height=height_per_row * rows + 70, margin=dict(l=10, r=10, t=60, b=10),
-                      coloraxis=dict(colorscale=colorscale, cmin=lo, cmax=hi))
-    return fig
+    """Many small maps (an (n, h, w) array) at one colour scale: attention per layer and head, feature maps
+    per channel, position similarities per position."""
+    return mosaic_figure(maps, titles, title, cols, height_per_row - TITLE_PX, colorscale, zmin, zmax, hover)
 
 
 def image_with_map(image: np.ndarray, grid: np.ndarray, title: str, colorscale: str = "Inferno") -> go.Figure:
@@ -123,23 +150,11 @@ def image_with_peaks(image: np.ndarray, peaks: list[tuple[int, int]], title: str
 
 def image_gallery(images: list[np.ndarray], captions: list[str], cols: int = 4, title: str = "",
                   table: list[dict] | None = None) -> go.Figure:
-    """Small grey images in a grid, each with a caption (four to a row, so captions stay apart on a phone).
-    ``table``: what "Show numbers" lists instead of the pixels (one dict per image)."""
-    from plotly.subplots import make_subplots
-
-    rows = max(1, -(-len(images) // cols))
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=captions, horizontal_spacing=0.02, vertical_spacing=0.12)
-    for i, img in enumerate(images):
-        fig.add_trace(go.Heatmap(z=img, colorscale="gray", zmin=0, zmax=1, showscale=False, hoverinfo="skip"),
-                      row=i // cols + 1, col=i % cols + 1)
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, autorange="reversed")
-    for k in range(1, len(images) + 1):  # keep every little image square
-        fig.update_layout({f"yaxis{k if k > 1 else ''}": dict(scaleanchor=f"x{k if k > 1 else ''}")})
-    fig.update_annotations(font_size=10)
-    fig.update_layout(title=title, height=190 * rows + 40, margin=dict(l=10, r=10, t=60, b=10),
-                      meta={"table": table} if table else None)
-    return fig
+    """Small grey images in a grid, each with a caption (four to a row, so captions stay apart on a phone), as
+    one mosaic (``mosaic_figure``). ``table``: what "Show numbers" lists instead of the pixels (one dict per
+    image)."""
+    return mosaic_figure(np.stack(images), captions, title, cols, 150, "gray", 0, 1, "brightness", colorbar=False,
+                         table=table or [{"image": c.replace("<br>", ", ")} for c in captions])
 
 
 def patch_row_figure(row: np.ndarray, title: str, channels: int, patch_size: int, height: int = 200,

@@ -101,8 +101,16 @@ def test_position_map_outlines_inclusive_ranges():
 
 
 def test_gallery_sweep_and_patch_row():
-    gal = image_figures.image_gallery([np.zeros((4, 4))] * 7, [f"c{i}" for i in range(7)], cols=6, title="gallery")
-    assert len(gal.data) == 7 and gal.layout.height == 190 * 2 + 40
+    gal = image_figures.image_gallery([np.ones((4, 4))] * 7, [f"c{i}" for i in range(7)], cols=6, title="gallery")
+    # one mosaic: a heatmap holding every image as a tile (gaps between them), and one trace of captions
+    (tiles, captions) = gal.data
+    z = np.asarray(tiles.z, dtype=float)
+    assert np.nansum(z) == 7 * 16 and list(captions.text) == [f"c{i}" for i in range(7)]
+    assert captions.x[6] == captions.x[0] and captions.y[6] > captions.y[0]  # the seventh starts the second row
+    assert np.isnan(z[: int(captions.y[0] + 0.5)]).all()  # the room above a tile is its caption's
+    maps = image_figures.small_maps_figure(np.arange(8.0).reshape(2, 2, 2), ["a", "b"], "m", cols=2, zmin=0, zmax=7)
+    assert len(maps.data) == 2 and (maps.data[0].zmin, maps.data[0].zmax) == (0, 7)
+    assert figure_tables.figure_tables(maps)[0][1].shape == (8, 4)  # every cell of every map, for "Show numbers"
     sweep = model_figures.sweep_figure([{"value": v, "model": "vit", "test_acc": a} for v, a in ((2, 0.9), (2, 0.7), (4, 0.5))],
                                 "patch size P (pixels)")
     assert list(sweep.data[0].x) == [2, 4] and list(sweep.data[0].y) == [0.8, 0.5]
