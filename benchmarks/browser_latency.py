@@ -191,6 +191,7 @@ def first_charts(browser, sides, tries: int, out) -> None:
         for _ in range(tries):
             for side, url, _ in sides:
                 page, _ = open_done(browser, url, path)
+                reveal(page)
                 read(page)
                 tab = page.get_by_role("tab", name=label)
                 if tab.get_attribute("aria-selected") == "true":  # a checkout that draws it on the first view
