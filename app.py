@@ -1,17 +1,16 @@
 """ViT Lab: home page. The lessons live in pages/ (one file each, listed in ui/lesson_list.py); their URLs work
 on a fresh server."""
 
-import numpy as np
 import streamlit as st
 
 from core.data.shapes import valid_centres
-from core.engine.results import position_grid
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from ui.exercise_panel import progress
 from ui.figures import model_figures
 from ui.lesson_list import LESSONS
 from ui.results_store import result_store
-from ui.widgets import STYLE, chart, navigation
+from ui.run_results import both_shapes_grid
+from ui.widgets import chart, navigation
 
 LESSON = PRESETS["lesson"]
 # The lab's finding as a puzzle: the lesson's two models, unnamed (naming them would answer lesson 3's question)
@@ -27,8 +26,7 @@ def finding() -> None:
     centres = list(valid_centres(d.img_size))
     cols = st.columns([1.4, 2, 2])  # the question first: on a phone the columns stack, its link stays in view
     for col, (name, model) in zip(cols[1:], PUZZLE.items(), strict=True):
-        grid = np.nanmean([position_grid(result, model, shape) for shape in ("plus", "circle")], axis=0)
-        chart(model_figures.position_map_figure(grid, centres, d.train_range, d.test_range,
+        chart(model_figures.position_map_figure(both_shapes_grid(result, model), centres, d.train_range, d.test_range,
                                                 f"{name}: accuracy at each centre (%)"), col, key=f"home_{model}")
     cols[0].markdown(
         "**Two models, one task: plus or circle?** Both learned from shapes centred inside the solid square and "
@@ -38,7 +36,6 @@ def finding() -> None:
 
 st.set_page_config(page_title="ViT Lab", page_icon="🔬", layout="wide", initial_sidebar_state="auto")
 navigation()
-st.html(STYLE)
 st.title("ViT Lab")
 st.markdown(
     "**How does a Vision Transformer turn an image into a sequence of tokens, and what does it give up "

@@ -184,15 +184,21 @@ def read(page) -> None:
     page.wait_for_timeout(READ * 1000)
 
 
+def open_and_read(browser, url: str, path: str):
+    """A page opened afresh, its prediction skipped (lessons 3 and 4, untimed), read for ``READ`` seconds."""
+    page, _ = open_done(browser, url, path)
+    reveal(page)
+    read(page)
+    return page
+
+
 def first_charts(browser, sides, tries: int, out) -> None:
     """A freshly opened page, read, its chart section clicked: seconds from the click to its charts drawn."""
     for path, (label, charts) in CHART_SECTIONS.items():
         times: dict[str, list[float]] = {side: [] for side, _, _ in sides}
         for _ in range(tries):
             for side, url, _ in sides:
-                page, _ = open_done(browser, url, path)
-                reveal(page)
-                read(page)
+                page = open_and_read(browser, url, path)
                 tab = page.get_by_role("tab", name=label)
                 if tab.get_attribute("aria-selected") == "true":  # a checkout that draws it on the first view
                     times[side].append(0.0)
@@ -341,19 +347,15 @@ def tab_switch(browser, sides, tries: int, out) -> None:
     for path in PAGES:
         if ONLY_PAGES and path not in ONLY_PAGES:
             continue
-        names = None
-        for _side, url, _ in sides[:1]:
-            page, _ = open_done(browser, url, path)
-            reveal(page)
-            names = page.get_by_role("tab").all_inner_texts()
-            page.context.close()
+        page, _ = open_done(browser, sides[0][1], path)
+        reveal(page)
+        names = page.get_by_role("tab").all_inner_texts()
+        page.context.close()
         for name in names[1:]:
             times: dict[str, list[float]] = {side: [] for side, _, _ in sides}
             for _ in range(tries):
                 for side, url, _ in sides:
-                    page, _ = open_done(browser, url, path)
-                    reveal(page)
-                    read(page)
+                    page = open_and_read(browser, url, path)
                     times[side].append(after_input(page, lambda page, name=name: page.get_by_role("tab", name=name).click()))
                     page.context.close()
             report(f"tab /{path} · {name}", times, out)

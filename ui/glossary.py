@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-GLOSSARY_PAGE = "Glossary"  # the glossary page's URL path (pages/9_Glossary.py)
+from ui.lesson_list import GLOSSARY
 
 # word -> definition (Markdown), in the order the lessons meet them
 TERMS: dict[str, str] = {
@@ -60,4 +60,4 @@ def term(word: str, text: str | None = None) -> str:
     """Markdown: ``text`` (default: the word) linked to the word's definition on the glossary page."""
     if word not in TERMS:
         raise KeyError(f"{word!r} is not in the glossary; its words: {sorted(TERMS)}")
-    return f"[{text or word}]({GLOSSARY_PAGE}#{slug(word)})"
+    return f"[{text or word}]({GLOSSARY.url_path}#{slug(word)})"

@@ -179,6 +179,11 @@ def ranking_table(result: RunResult, v: dict[str, Verdict], groups: dict[str, st
                                          "group": groups[m]} for m, x in v.items()]))
 
 
+def both_shapes_grid(result: RunResult, model: str) -> np.ndarray:
+    """The model's accuracy at each centre, plus and circle averaged (mean over seeds)."""
+    return np.nanmean([position_grid(result, model, shape) for shape in ("plus", "circle")], axis=0)
+
+
 def maps_grid(cfg: GeneralizationConfig, result: RunResult, v: dict[str, Verdict], columns: int = 4) -> None:
     """Every model's map at one colour scale, in ``columns`` columns read top to bottom (the bench's order). One
     figure per column, not one per model (a chart costs the browser far more than a subplot) and not one for
@@ -186,7 +191,7 @@ def maps_grid(cfg: GeneralizationConfig, result: RunResult, v: dict[str, Verdict
     st.caption("Accuracy at every centre, both shapes averaged, mean over seeds (hover for the number; *Show "
                "numbers* in the sidebar lists them). Solid square: training centres; dashed: the test centres. "
                "Blue: right (100 %), orange: wrong (0 %), white: chance (50 %). One colour scale for every model.")
-    grids = {m: np.nanmean([position_grid(result, m, shape) for shape in ("plus", "circle")], axis=0) for m in v}
+    grids = {m: both_shapes_grid(result, m) for m in v}
     names = list(grids)
     per = -(-len(names) // columns)
     for i, col in enumerate(st.columns(columns)):

@@ -74,6 +74,15 @@ def preload_plotly(quiet_ms: int = 700) -> None:
         st.html(PRELOAD_JS.replace("CHUNK", chunk).replace("QUIET", str(int(quiet_ms))), unsafe_allow_javascript=True)
 
 
+# The copy button of a code box (the link to a page's settings) shows only while a mouse hovers the box, so a
+# touch screen never shows it: always visible here.
+STYLE = """<style>
+[data-testid="stCode"] :has([data-testid="stElementToolbarButton"]),
+[data-testid="stCode"] [data-testid="stElementToolbarButton"],
+[data-testid="stCode"] [data-testid="stElementToolbarButton"] * { opacity: 1 !important; visibility: visible !important; }
+</style>"""
+
+
 def navigation() -> None:
     """The sidebar's page list, "Home" first. Streamlit's own list is switched off (client.showSidebarNavigation)
     because it names the home page after its file, "app"; the pages/ folder still gives every page its URL."""
@@ -86,13 +95,13 @@ def navigation() -> None:
                   help="A table of each chart's values under it: for screen readers, printing, or copying numbers")
         st.divider()
         preload_plotly()
+    st.html(STYLE)  # page-wide rules (no space taken: a style-only st.html goes to the event container)
 
 
 def page_header(title: str, icon: str, question: str) -> None:
     """The page's title and its question in one line: what a learner reads before the first figure."""
     st.set_page_config(page_title=f"{title} · ViT Lab", page_icon=icon, layout="wide", initial_sidebar_state="auto")
     navigation()
-    st.html(STYLE)
     st.title(title)
     st.markdown(f"**{question}**")
 
@@ -102,14 +111,6 @@ def background(text: str, label: str = "The idea behind this page") -> None:
     with st.expander(label):
         st.markdown(text)
 
-
-# The copy button of a code box (the link to a page's settings) shows only while a mouse hovers the box, so a
-# touch screen never shows it: always visible here.
-STYLE = """<style>
-[data-testid="stCode"] :has([data-testid="stElementToolbarButton"]),
-[data-testid="stCode"] [data-testid="stElementToolbarButton"],
-[data-testid="stCode"] [data-testid="stElementToolbarButton"] * { opacity: 1 !important; visibility: visible !important; }
-</style>"""
 
 
 def ready_to_draw(fig: go.Figure, where) -> str | None:
