@@ -166,11 +166,8 @@ def choose_run(store, cfg, pressed: bool, curve: bool) -> RunResult | None:
         warm(cfg, delay=WARM_DELAY)  # workers ready before Run
         st.info("This setting has not been run yet on this server (or its run was interrupted). Press **Run**.")
         return None
-    result = train_live(cfg, curve)
-    if not result.complete:
-        return None
-    store.put(cfg, result)
-    return result
+    result = train_live(cfg, curve)  # a complete result is in the store already (core.engine.flights)
+    return result if result.complete else None
 
 
 def show(cfg, result: RunResult, picked: list[str]) -> None:

@@ -9,9 +9,10 @@ from dataclasses import asdict
 import streamlit as st
 
 from core.engine.results import RunResult
-from core.engine.run import check_sweep_cost, run, sweep
+from core.engine.run import check_sweep_cost, sweep
 from core.engine.run_config import GeneralizationConfig, Sweep
 from ui.figures import model_figures
+from ui.results_store import run_flights
 from ui.widgets import PLOTLY_CONFIG, URL, ready_to_draw
 
 LIVE_POINTS = 25  # test-accuracy points per model and seed on the live curve
@@ -36,57 +37,66 @@ def live_curve_toggle() -> bool:
 
 def train_live(cfg: GeneralizationConfig, curve: bool = True) -> RunResult:
     """Train with live progress: the bar, and the test-accuracy curve if ``curve`` (else no test evaluations
-    during training: the same accuracies, no per-epoch test points in the result). Each update of the bar is a Streamlit call, so a stale run (the
-    visitor moved on, or pressed Cancel) stops at the next one, within a second, its workers ended and its
-    place in the budget given back."""
+    during training: the same accuracies, no per-epoch test points in the result). A setting another learner
+    is training now is not trained twice: this page attaches to that training (``core.engine.flights``) and
+    shows the same progress and result. The page draws at least once a second, so a stale run (the visitor
+    moved on, or pressed Cancel) stops waiting within a second and detaches; the training itself stops when
+    nobody is left attached. A complete result is already in the store when it arrives."""
     # Cancel, the bar and the curve in placeholders that are emptied when the run ends: no control of a
     # finished run stays on screen
     cancel = st.empty()
-    cancel.button("Cancel", key="cancel_run", help="Stop this run (nothing is kept)")
+    cancel.button("Cancel", key="cancel_run", help="Stop watching this run (nothing is kept; the training stops "
+                                                   "unless other learners are watching it too)")
     bar = st.progress(0.0, text="Starting…")
+    shared = st.empty()
     live = st.empty()
-    curves: list[dict] = []
-    start, last_bar, last_chart, drawn = time.perf_counter(), 0.0, 0.0, 0
-    first: tuple[float, int] | None = None  # (elapsed, epochs done) at the first report: training's own pace
-
-    def on_wait(position: int) -> None:
-        ahead = "you are next" if position == 0 else f"{position} run(s) ahead of you"
-        bar.progress(0.0, text=f"Waiting for the server (other learners are training): {ahead}…")
-
-    def progress(model, seed, stats, done, total):
-        nonlocal last_bar, last_chart, drawn, first
-        if stats.test_acc is not None:
-            curves.append({"model": model, "seed": seed, "epoch": stats.epoch, "test_acc": stats.test_acc})
-        elapsed = time.perf_counter() - start
-        first = first or (elapsed, done)
-        # The last epoch draws nothing: the results replace the bar and the curve at once. A stale run still
-        # stops at its next update. (benchmarks/browser_latency.py measures the training's time in the page
-        # with the curve and without it.)
-        if elapsed - last_bar < BAR_INTERVAL or done == total:
-            return
-        last_bar = elapsed
-        # The time left at the pace since the first report: the time before it (waiting in line, workers
-        # starting) says nothing of the training's own pace
-        pace = (elapsed - first[0]) / (done - first[1]) if done > first[1] else float("inf")
-        eta = pace * (total - done)
-        bar.progress(done / total, text=f"{model_figures.label(model)}, seed {seed}: epoch {stats.epoch}/{cfg.train.epochs} · "
-                                        f"loss {stats.loss:.3f} · {elapsed:.0f} s elapsed"
-                                        + (f", about {eta:.0f} s left" if eta < float("inf") else ""))
-        # Redraw only when new points arrived (the same figure twice in one run is a duplicate element)
-        if len(curves) > drawn and elapsed - last_chart >= CURVE_INTERVAL and CURVE_LAST <= eta < float("inf"):
-            drawn, last_chart = len(curves), elapsed
-            with live.container():  # the title as text above the chart: it wraps on a phone instead of being cut
-                fig = model_figures.curves_figure(curves, "test_acc", "Test accuracy at unseen positions, live")
-                ready_to_draw(fig, st)
-                st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG)
-
+    start, last_chart, drawn = time.perf_counter(), 0.0, 0
+    first: tuple[float, int] | None = None  # (elapsed, epochs done) at the first epoch seen: training's own pace
     # LIVE_POINTS per curve: each a pass over the distinct test images (core/engine/train.py), cheap since they are few
     eval_every = max(1, cfg.train.epochs // LIVE_POINTS) if curve else 0
-    result = run(cfg, progress, eval_every=eval_every, on_wait=on_wait)
-    cancel.empty()
-    bar.empty()
-    live.empty()
-    return result
+    with run_flights().attach(cfg, eval_every) as ticket:
+        if not ticket.started:
+            shared.info("Another learner started this same setting a moment ago: you are watching that training, "
+                        "so its result arrives for both of you at once." + (
+                            "" if ticket.flight.eval_every or not curve else " It was started without the live "
+                            "curve, so only the bar is shown."))
+        while not (s := ticket.wait(BAR_INTERVAL)).finished:
+            elapsed = time.perf_counter() - start
+            if s.waiting is not None:
+                ahead = "you are next" if s.waiting == 0 else f"{s.waiting} run(s) ahead of you"
+                bar.progress(0.0, text=f"Waiting for the server (other learners are training): {ahead}…")
+                continue
+            if s.step is None:
+                bar.progress(0.0, text=f"Starting… {elapsed:.0f} s")
+                continue
+            step = s.step
+            first = first or (elapsed, step.done)
+            # The last epoch draws nothing: the results replace the bar and the curve at once. (Each pass draws,
+            # so a stale run stops here; benchmarks/browser_latency.py measures the training's time in the page
+            # with the curve and without it.)
+            if step.done == step.total:
+                continue
+            # The time left at the pace since the first epoch seen: the time before it (waiting in line, workers
+            # starting) says nothing of the training's own pace
+            pace = (elapsed - first[0]) / (step.done - first[1]) if step.done > first[1] else float("inf")
+            eta = pace * (step.total - step.done)
+            bar.progress(step.done / step.total,
+                         text=f"{model_figures.label(step.model)}, seed {step.seed}: epoch {step.epoch}/{cfg.train.epochs} "
+                              f"· loss {step.loss:.3f} · {elapsed:.0f} s elapsed"
+                              + (f", about {eta:.0f} s left" if eta < float("inf") else ""))
+            # Redraw only when new points arrived (the same figure twice in one run is a duplicate element)
+            if (curve and len(s.curve) > drawn and elapsed - last_chart >= CURVE_INTERVAL
+                    and CURVE_LAST <= eta < float("inf")):
+                drawn, last_chart = len(s.curve), elapsed
+                with live.container():  # the title as text above the chart: it wraps on a phone instead of being cut
+                    fig = model_figures.curves_figure(s.curve, "test_acc", "Test accuracy at unseen positions, live")
+                    ready_to_draw(fig, st)
+                    st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG)
+    for placeholder in (cancel, bar, shared, live):
+        placeholder.empty()
+    if s.error is not None:
+        raise s.error
+    return s.result
 
 
 def sweep_live(base: GeneralizationConfig, s: Sweep, refused: str) -> list[dict] | None:
@@ -140,9 +150,7 @@ def stored_or_trained(store, form_cfg: GeneralizationConfig | None, submitted: b
     if (result is None and (submitted or opened_from_link)) or rerun:
         if opened_from_link:
             st.info("This link names a setting this server has not run yet: training it now.")
-        result = train_live(cfg, curve)
-        if result.complete:
-            store.put(cfg, result)
-        else:
+        result = train_live(cfg, curve)  # a complete result is in the store already (core.engine.flights)
+        if not result.complete:
             result = None
     return cfg, result

@@ -3,22 +3,30 @@
 Bounded in entries and bytes (least recently used out), so a class of thirty trying settings cannot
 grow the server without limit; the presets' shipped results are pinned and never evicted. Only
 complete runs are stored, so an interrupted run leaves nothing behind. Thread-safe: sessions share it.
+
+Behind the memory, an optional ``archive`` (``core.engine.archive``: runs on disk, surviving a restart) is
+read on a miss and written on every put; an archive that fails to write (a full disk) costs a log line, not
+the learner's result.
 """
 
 from __future__ import annotations
 
+import logging
 import pickle
+import sqlite3
 import threading
 from collections import OrderedDict
 
+from core.engine.archive import RunArchive
 from core.engine.results import RunResult
 from core.engine.run_config import GeneralizationConfig
 
 
 class ResultStore:
     def __init__(self, pinned: dict[GeneralizationConfig, RunResult] | None = None, max_entries: int = 64,
-                 max_bytes: int = 64 * 2**20):
+                 max_bytes: int = 64 * 2**20, archive: RunArchive | None = None):
         self.max_entries, self.max_bytes = max_entries, max_bytes
+        self.archive = archive
         self._pinned = dict(pinned or {})
         self._lru: OrderedDict[GeneralizationConfig, tuple[RunResult, int]] = OrderedDict()
         self._bytes = 0
@@ -31,11 +39,26 @@ class ResultStore:
             if cfg in self._lru:
                 self._lru.move_to_end(cfg)
                 return self._lru[cfg][0]
-            return None
+        try:
+            result = self.archive.get(cfg) if self.archive is not None else None
+        except sqlite3.Error as exc:
+            logging.getLogger(__name__).warning("the run archive could not be read (%s): training instead", exc)
+            result = None
+        if result is not None:
+            self._remember(cfg, result)
+        return result
 
     def put(self, cfg: GeneralizationConfig, result: RunResult) -> None:
         if not result.complete or cfg in self._pinned:
             return
+        self._remember(cfg, result)
+        if self.archive is not None:
+            try:
+                self.archive.put(cfg, result)
+            except sqlite3.Error as exc:
+                logging.getLogger(__name__).warning("a finished run was not archived (kept in memory): %s", exc)
+
+    def _remember(self, cfg: GeneralizationConfig, result: RunResult) -> None:
         size = len(pickle.dumps(result))
         with self._lock:
             if cfg in self._lru:

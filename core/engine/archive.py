@@ -1,0 +1,184 @@
+"""Finished runs kept on disk, so that a restart (a deploy, an app woken from sleep) serves them at once.
+
+One SQLite file, ``runs.sqlite3`` in ``data_dir()`` (``VITLAB_DATA_DIR``). A run is one row of ``runs``, keyed
+by its canonical config (``GeneralizationConfig.to_json``, keys sorted) *and* the code fingerprint: a run
+made by other training code is never served, and since it is never read again, it is the first to go when
+the archive is over its bytes (least recently used out). Its trained weights are rows of ``weights``.
+
+Stored as data, never as pickles: the result is JSON, the weights are ``torch.save`` bytes of a state dict
+that ``core.inspect.trained_model`` loads with ``weights_only=True``. A file shared between machines is
+then no way to run code on them. A run and its weights are written in one transaction: a reader sees all of
+it or none. A row that does not decode (a truncated or hand-edited file) is logged, deleted and skipped;
+a file that is not a database is moved aside (``.corrupt``) and a new one begun. Where nothing can be
+written (a read-only disk) ``open_archive`` returns None with one warning: the server keeps runs in memory.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from core.engine.results import RunResult
+from core.engine.run_config import GeneralizationConfig
+
+log = logging.getLogger(__name__)
+
+DATA_DIR_VARIABLE = "VITLAB_DATA_DIR"
+BYTES_VARIABLE = "VITLAB_ARCHIVE_BYTES"
+DEFAULT_BYTES = 512 * 2**20  # a lesson run with its weights is about 1 MB: hundreds of settings
+FILE_NAME = "runs.sqlite3"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    config TEXT NOT NULL,          -- the canonical config as JSON (sorted keys)
+    fingerprint TEXT NOT NULL,     -- the training code that made it
+    result TEXT NOT NULL,          -- RunResult.to_json()
+    nbytes INTEGER NOT NULL,       -- result and weights, the unit of the bound
+    used REAL NOT NULL,            -- last read or written (unix seconds): least recently used out
+    PRIMARY KEY (config, fingerprint)
+);
+CREATE TABLE IF NOT EXISTS weights (
+    config TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    name TEXT NOT NULL,            -- "model/seed"
+    data BLOB NOT NULL,            -- torch.save bytes of the model's state dict
+    PRIMARY KEY (config, fingerprint, name)
+);
+"""
+
+
+def data_dir() -> Path:
+    """Where the server keeps what outlives it: ``VITLAB_DATA_DIR``, else ``~/.cache/vitlab``."""
+    return Path(os.environ.get(DATA_DIR_VARIABLE) or Path.home() / ".cache" / "vitlab")
+
+
+def archive_bytes() -> int:
+    """The archive's bound in bytes: ``VITLAB_ARCHIVE_BYTES``, else ``DEFAULT_BYTES``."""
+    value = os.environ.get(BYTES_VARIABLE)
+    if not value:
+        return DEFAULT_BYTES
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"{BYTES_VARIABLE} must be a positive number of bytes, got {value!r}")
+    return int(value)
+
+
+def config_key(cfg: GeneralizationConfig) -> str:
+    return json.dumps(cfg.to_json(), sort_keys=True, separators=(",", ":"))
+
+
+class RunArchive:
+    """The runs of one SQLite file for one code fingerprint. Thread-safe (one connection behind a lock);
+    several processes may share the file (SQLite's own locking; WAL lets readers go on during a write)."""
+
+    def __init__(self, path: Path, fingerprint: str, max_bytes: int = DEFAULT_BYTES):
+        self.path, self.fingerprint, self.max_bytes = Path(path), fingerprint, max_bytes
+        self._lock = threading.Lock()
+        self._db = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            return self._open()
+        except sqlite3.DatabaseError as exc:  # not a database (truncated, overwritten): keep it aside, begin anew
+            if isinstance(exc, sqlite3.OperationalError):
+                raise  # cannot open or write at all: the caller falls back to memory
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+            log.warning("the run archive %s is not a database (%s): moved to %s, starting a new one", self.path, exc,
+                        aside.name)
+            self.path.replace(aside)
+            return self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(SCHEMA)
+        except sqlite3.Error:
+            db.close()
+            raise
+        return db
+
+    # ------------------------------------------------------------ reading
+    def get(self, cfg: GeneralizationConfig) -> RunResult | None:
+        key = (config_key(cfg), self.fingerprint)
+        with self._lock:
+            row = self._db.execute("SELECT result FROM runs WHERE config = ? AND fingerprint = ?", key).fetchone()
+            if row is None:
+                return None
+            weights = self._db.execute("SELECT name, data FROM weights WHERE config = ? AND fingerprint = ?",
+                                       key).fetchall()
+            try:
+                result = RunResult.from_json(json.loads(row[0]))
+                if result.config != cfg:
+                    raise ValueError(f"it holds the run of another config: {config_key(result.config)}")
+            except (ValueError, KeyError, TypeError) as exc:
+                log.warning("skipping a stored run that does not decode (%s): %s", type(exc).__name__, exc)
+                self._delete(key)
+                return None
+            result.weights = {name: bytes(data) for name, data in weights}
+            self._db.execute("UPDATE runs SET used = ? WHERE config = ? AND fingerprint = ?", (time.time(), *key))
+        return result
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+
+    @property
+    def nbytes(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COALESCE(SUM(nbytes), 0) FROM runs").fetchone()[0]
+
+    # ------------------------------------------------------------ writing
+    def put(self, cfg: GeneralizationConfig, result: RunResult) -> None:
+        """Keep a complete run (an incomplete one is never kept), then drop the least recently used runs until
+        the archive is within its bytes (this one too, if it alone is larger)."""
+        if not result.complete:
+            return
+        key = (config_key(cfg), self.fingerprint)
+        text = json.dumps(result.to_json(), separators=(",", ":"), allow_nan=False)
+        nbytes = len(text) + sum(len(w) for w in result.weights.values())
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._delete(key)
+                self._db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?)", (*key, text, nbytes, time.time()))
+                self._db.executemany("INSERT INTO weights VALUES (?, ?, ?, ?)",
+                                     [(*key, name, data) for name, data in result.weights.items()])
+                self._evict()
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def _evict(self) -> None:
+        total = self._db.execute("SELECT COALESCE(SUM(nbytes), 0) FROM runs").fetchone()[0]
+        for config, fingerprint, nbytes in self._db.execute(
+                "SELECT config, fingerprint, nbytes FROM runs ORDER BY used").fetchall():
+            if total <= self.max_bytes:
+                break
+            self._delete((config, fingerprint))
+            total -= nbytes
+
+    def _delete(self, key: tuple[str, str]) -> None:
+        self._db.execute("DELETE FROM runs WHERE config = ? AND fingerprint = ?", key)
+        self._db.execute("DELETE FROM weights WHERE config = ? AND fingerprint = ?", key)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def open_archive(fingerprint: str, directory: Path | None = None, max_bytes: int | None = None) -> RunArchive | None:
+    """The archive in ``directory`` (default ``data_dir()``), or None, with one warning, where it cannot be
+    created or written: the server then keeps its runs in memory only."""
+    directory = Path(directory or data_dir())
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        return RunArchive(directory / FILE_NAME, fingerprint, archive_bytes() if max_bytes is None else max_bytes)
+    except (OSError, sqlite3.Error) as exc:
+        log.warning("finished runs are kept in memory only (lost at a restart): cannot write %s (%s)", directory, exc)
+        return None

@@ -1,0 +1,187 @@
+"""One training per distinct setting, server-wide: a run already training is joined, not started again.
+
+A class presses *Run* on the same setting within the same minute. The first learner's run starts a *flight*:
+one training of that config, on a thread of the server (``run.run``, in the pool's workers as always); every
+later learner who asks for the same config *attaches* to it. Every attached learner sees the same progress
+(the place in line, the bar, every point of the live curve from the start) and gets the same result object
+the moment it is ready; the result is put in the store before anyone is told, so a learner who arrives a
+moment later finds it there. *Cancel* (or leaving the page) detaches one learner; the training stops only
+when nobody is left attached.
+
+The flight knows nothing of Streamlit: a page waits on its ``Ticket`` (``ticket.wait(timeout)``) and draws
+what it gets, one Streamlit call at a time, so a stale page still stops within a second and detaches.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from core.engine.results import RunResult
+from core.engine.run import run
+from core.engine.run_config import GeneralizationConfig
+from core.engine.train import EpochStats
+
+# train(cfg, progress, eval_every, on_wait) -> RunResult: how a flight trains (``run.run`` by default)
+Train = Callable[..., RunResult]
+
+
+class Detached(Exception):
+    """Raised in a flight's wait for the server when every learner has left: it leaves the line."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """The last epoch a flight reported: what the progress bar shows."""
+
+    model: str
+    seed: int
+    epoch: int
+    loss: float
+    done: int  # epochs done over every (seed, model) pair
+    total: int
+
+
+@dataclass
+class Snapshot:
+    """What an attached learner sees of a flight at one moment."""
+
+    version: int  # grows with every change: a page redraws only when it grew
+    waiting: int | None = None  # place in the server's line (0: next), None once training
+    step: Step | None = None
+    curve: list[dict] = field(default_factory=list)  # every test-accuracy point so far: model, seed, epoch, test_acc
+    result: RunResult | None = None  # set when the flight ended (complete or not)
+    error: BaseException | None = None  # what stopped it, raised again in every learner's page
+    eval_every: int = 0  # the flight's test evaluations (0: no live curve: another learner started it without)
+
+    @property
+    def finished(self) -> bool:
+        return self.result is not None or self.error is not None
+
+
+class Flight:
+    """One config's training and the learners attached to it."""
+
+    def __init__(self, cfg: GeneralizationConfig, eval_every: int):
+        self.cfg, self.eval_every = cfg, eval_every
+        self.attached = 0
+        self._state = Snapshot(0, eval_every=eval_every)
+        self._changed = threading.Condition()
+
+    # ------------------------------------------------------------ the training side
+    def _update(self, **changes) -> None:
+        with self._changed:
+            for name, value in changes.items():
+                setattr(self._state, name, value)
+            self._state.version += 1
+            self._changed.notify_all()
+
+    def on_wait(self, position: int) -> None:
+        if self.attached == 0:
+            raise Detached
+        self._update(waiting=position)
+
+    def progress(self, model: str, seed: int, stats: EpochStats, done: int, total: int) -> bool | None:
+        if self.attached == 0:
+            return False  # nobody is watching: stop at this epoch
+        with self._changed:
+            if stats.test_acc is not None:
+                self._state.curve.append({"model": model, "seed": seed, "epoch": stats.epoch, "test_acc": stats.test_acc})
+        self._update(waiting=None, step=Step(model, seed, stats.epoch, stats.loss, done, total))
+        return None
+
+    def finish(self, result: RunResult | None, error: BaseException | None) -> None:
+        self._update(result=result, error=error)
+
+    # ------------------------------------------------------------ the learners' side
+    def snapshot(self, after: int, timeout: float) -> Snapshot:
+        """The state once its version is past ``after``, or after ``timeout`` seconds, whichever comes first."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._state.version > after, timeout)
+            s = self._state
+            return Snapshot(s.version, s.waiting, s.step, list(s.curve), s.result, s.error, s.eval_every)
+
+
+class Ticket:
+    """One learner attached to a flight. ``wait`` for news; ``detach`` once (Cancel, a new run, leaving)."""
+
+    def __init__(self, flights: Flights, flight: Flight, started: bool):
+        self._flights, self.flight, self.started = flights, flight, started  # started: this learner began it
+        self._seen = -1
+        self._attached = True
+
+    def wait(self, timeout: float) -> Snapshot:
+        """The flight's state as soon as it changed since the last call, or after ``timeout`` seconds."""
+        s = self.flight.snapshot(self._seen, timeout)
+        self._seen = s.version
+        return s
+
+    def detach(self) -> None:
+        if self._attached:
+            self._attached = False
+            self._flights._detach(self.flight)
+
+    def __enter__(self) -> Ticket:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.detach()
+
+
+class Flights:
+    """The server's flights, one per config training now. ``store``: where finished runs go (anything with
+    ``get(cfg)`` and ``put(cfg, result)``, e.g. ``store.ResultStore``); ``train``: how a flight trains."""
+
+    def __init__(self, store, train: Train = run):
+        self.store, self._train = store, train
+        self._flying: dict[GeneralizationConfig, Flight] = {}
+        self._lock = threading.Lock()
+        self.started = 0  # trainings started (what de-duplication saves is visible here)
+
+    def attach(self, cfg: GeneralizationConfig, eval_every: int = 0) -> Ticket:
+        """Attach to the training of ``cfg``, starting it if none is in flight. A run finished meanwhile gives
+        a flight that is already over (its result from the store), so no learner trains a stored config again
+        by racing its end. ``eval_every`` counts only for the learner who starts it."""
+        with self._lock:
+            flight = self._flying.get(cfg)
+            started = flight is None
+            if started:
+                flight = Flight(cfg, eval_every)
+            flight.attached += 1  # before its training starts: a flight nobody is attached to stops at once
+            if started:
+                stored = self.store.get(cfg)
+                if stored is not None:
+                    flight.finish(stored, None)
+                else:
+                    self._flying[cfg] = flight
+                    self.started += 1
+                    threading.Thread(target=self._fly, args=(flight,), name="vitlab-flight", daemon=True).start()
+            return Ticket(self, flight, started)
+
+    def in_flight(self) -> list[GeneralizationConfig]:
+        with self._lock:
+            return list(self._flying)
+
+    def _detach(self, flight: Flight) -> None:
+        with self._lock:
+            flight.attached -= 1
+            if flight.attached == 0 and self._flying.get(flight.cfg) is flight:
+                # nobody left: the training stops at its next report; a new learner starts a new flight
+                del self._flying[flight.cfg]
+
+    def _fly(self, flight: Flight) -> None:
+        result, error = None, None
+        try:
+            result = self._train(flight.cfg, progress=flight.progress, eval_every=flight.eval_every,
+                                 on_wait=flight.on_wait)
+        except Detached:
+            result = RunResult(flight.cfg, complete=False)
+        except Exception as exc:  # raised again in every attached learner's page
+            error = exc
+        with self._lock:
+            if result is not None and result.complete:
+                self.store.put(flight.cfg, result)  # before anyone is told, and before a newcomer can miss it
+            if self._flying.get(flight.cfg) is flight:
+                del self._flying[flight.cfg]
+        flight.finish(result, error)
