@@ -35,13 +35,14 @@ def live_curve_toggle() -> bool:
                           "cores (a laptop running the app itself).")
 
 
-def train_live(cfg: GeneralizationConfig, curve: bool = True) -> RunResult:
+def train_live(cfg: GeneralizationConfig, curve: bool = True, again: bool = False) -> RunResult:
     """Train with live progress: the bar, and the test-accuracy curve if ``curve`` (else no test evaluations
     during training: the same accuracies, no per-epoch test points in the result). A setting another learner
     is training now is not trained twice: this page attaches to that training (``core.engine.flights``) and
     shows the same progress and result. The page draws at least once a second, so a stale run (the visitor
     moved on, or pressed Cancel) stops waiting within a second and detaches; the training itself stops when
-    nobody is left attached. A complete result is already in the store when it arrives."""
+    nobody is left attached. A complete result is already in the store when it arrives; ``again``: train even
+    a stored setting (*Re-run live*)."""
     # Cancel, the bar and the curve in placeholders that are emptied when the run ends: no control of a
     # finished run stays on screen
     cancel = st.empty()
@@ -54,13 +55,13 @@ def train_live(cfg: GeneralizationConfig, curve: bool = True) -> RunResult:
     first: tuple[float, int] | None = None  # (elapsed, epochs done) at the first epoch seen: training's own pace
     # LIVE_POINTS per curve: each a pass over the distinct test images (core/engine/train.py), cheap since they are few
     eval_every = max(1, cfg.train.epochs // LIVE_POINTS) if curve else 0
-    with run_flights().attach(cfg, eval_every) as ticket:
+    with run_flights().attach(cfg, eval_every, again) as ticket:
         if not ticket.started:
             shared.info("Another learner started this same setting a moment ago: you are watching that training, "
                         "so its result arrives for both of you at once." + (
                             "" if ticket.flight.eval_every or not curve else " It was started without the live "
                             "curve, so only the bar is shown."))
-        while not (s := ticket.wait(BAR_INTERVAL)).finished:
+        while not (s := ticket.wait(max(BAR_INTERVAL, 0.02))).finished:
             elapsed = time.perf_counter() - start
             if s.waiting is not None:
                 ahead = "you are next" if s.waiting == 0 else f"{s.waiting} run(s) ahead of you"
@@ -150,7 +151,7 @@ def stored_or_trained(store, form_cfg: GeneralizationConfig | None, submitted: b
     if (result is None and (submitted or opened_from_link)) or rerun:
         if opened_from_link:
             st.info("This link names a setting this server has not run yet: training it now.")
-        result = train_live(cfg, curve)  # a complete result is in the store already (core.engine.flights)
+        result = train_live(cfg, curve, again=rerun)  # a complete result is in the store already (core.engine.flights)
         if not result.complete:
             result = None
     return cfg, result

@@ -9,7 +9,7 @@ moment later finds it there. *Cancel* (or leaving the page) detaches one learner
 when nobody is left attached.
 
 The flight knows nothing of Streamlit: a page waits on its ``Ticket`` (``ticket.wait(timeout)``) and draws
-what it gets, one Streamlit call at a time, so a stale page still stops within a second and detaches.
+what it gets, one Streamlit call a second, so a stale page still stops within a second and detaches.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class Step:
 class Snapshot:
     """What an attached learner sees of a flight at one moment."""
 
-    version: int  # grows with every change: a page redraws only when it grew
+    version: int  # grows with every change
     waiting: int | None = None  # place in the server's line (0: next), None once training
     step: Step | None = None
     curve: list[dict] = field(default_factory=list)  # every test-accuracy point so far: model, seed, epoch, test_acc
@@ -95,10 +95,10 @@ class Flight:
         self._update(result=result, error=error)
 
     # ------------------------------------------------------------ the learners' side
-    def snapshot(self, after: int, timeout: float) -> Snapshot:
-        """The state once its version is past ``after``, or after ``timeout`` seconds, whichever comes first."""
+    def snapshot(self, timeout: float) -> Snapshot:
+        """The state after ``timeout`` seconds, or as soon as the flight is over."""
         with self._changed:
-            self._changed.wait_for(lambda: self._state.version > after, timeout)
+            self._changed.wait_for(lambda: self._state.finished, timeout)
             s = self._state
             return Snapshot(s.version, s.waiting, s.step, list(s.curve), s.result, s.error, s.eval_every)
 
@@ -108,14 +108,12 @@ class Ticket:
 
     def __init__(self, flights: Flights, flight: Flight, started: bool):
         self._flights, self.flight, self.started = flights, flight, started  # started: this learner began it
-        self._seen = -1
         self._attached = True
 
     def wait(self, timeout: float) -> Snapshot:
-        """The flight's state as soon as it changed since the last call, or after ``timeout`` seconds."""
-        s = self.flight.snapshot(self._seen, timeout)
-        self._seen = s.version
-        return s
+        """The flight's state after ``timeout`` seconds, or as soon as it is over: a page that draws what it
+        gets draws at most once per ``timeout``, and never waits longer for a result."""
+        return self.flight.snapshot(timeout)
 
     def detach(self) -> None:
         if self._attached:
@@ -133,16 +131,17 @@ class Flights:
     """The server's flights, one per config training now. ``store``: where finished runs go (anything with
     ``get(cfg)`` and ``put(cfg, result)``, e.g. ``store.ResultStore``); ``train``: how a flight trains."""
 
-    def __init__(self, store, train: Train = run):
-        self.store, self._train = store, train
+    def __init__(self, store, train: Train | None = None):
+        self.store, self._train = store, train  # None: run.run, looked up when a flight starts
         self._flying: dict[GeneralizationConfig, Flight] = {}
         self._lock = threading.Lock()
         self.started = 0  # trainings started (what de-duplication saves is visible here)
 
-    def attach(self, cfg: GeneralizationConfig, eval_every: int = 0) -> Ticket:
+    def attach(self, cfg: GeneralizationConfig, eval_every: int = 0, again: bool = False) -> Ticket:
         """Attach to the training of ``cfg``, starting it if none is in flight. A run finished meanwhile gives
         a flight that is already over (its result from the store), so no learner trains a stored config again
-        by racing its end. ``eval_every`` counts only for the learner who starts it."""
+        by racing its end; ``again``: train it anyway (*Re-run live*; its result replaces the stored one).
+        ``eval_every`` counts only for the learner who starts it."""
         with self._lock:
             flight = self._flying.get(cfg)
             started = flight is None
@@ -150,7 +149,7 @@ class Flights:
                 flight = Flight(cfg, eval_every)
             flight.attached += 1  # before its training starts: a flight nobody is attached to stops at once
             if started:
-                stored = self.store.get(cfg)
+                stored = None if again else self.store.get(cfg)
                 if stored is not None:
                     flight.finish(stored, None)
                 else:
@@ -173,7 +172,7 @@ class Flights:
     def _fly(self, flight: Flight) -> None:
         result, error = None, None
         try:
-            result = self._train(flight.cfg, progress=flight.progress, eval_every=flight.eval_every,
+            result = (self._train or run)(flight.cfg, progress=flight.progress, eval_every=flight.eval_every,
                                  on_wait=flight.on_wait)
         except Detached:
             result = RunResult(flight.cfg, complete=False)

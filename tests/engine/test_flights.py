@@ -81,7 +81,7 @@ def test_every_learner_sees_the_whole_curve_even_one_who_attaches_late():
     train = Slow(epochs=60)
     flights = Flights(ResultStore(), train)
     early = flights.attach(SMALL)
-    while not (s := early.wait(1.0)).curve:
+    while not (s := early.wait(0.02)).curve:
         assert not s.finished, "finished without a curve"
     late = flights.attach(SMALL)
     assert not late.started and late.wait(0).curve[0] == s.curve[0]
@@ -92,7 +92,7 @@ def test_one_learner_cancelling_leaves_the_others_training():
     train = Slow(epochs=60)
     flights = Flights(ResultStore(), train)
     a, b, c = (flights.attach(SMALL) for _ in range(3))
-    a.wait(1.0)
+    a.wait(0.05)
     a.detach()
     a.detach()  # twice is once
     assert _wait_result(b).result.complete and _wait_result(c).result.complete and not train.stopped.is_set()
@@ -103,7 +103,7 @@ def test_the_training_stops_when_nobody_is_left_and_nothing_is_kept():
     store = ResultStore()
     flights = Flights(store, train)
     a, b = flights.attach(SMALL), flights.attach(SMALL)
-    a.wait(1.0)
+    a.wait(0.05)
     a.detach()
     b.detach()
     assert train.stopped.wait(10) and flights.in_flight() == []

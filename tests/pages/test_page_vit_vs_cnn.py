@@ -1,3 +1,8 @@
+from dataclasses import replace
+
+import pytest
+
+from core.engine.run_config import LESSON, TrainConfig
 from tests.apptest_helpers import all_charts, assert_clean, open_section, page
 from ui.look_inside import VIEWS
 
@@ -237,3 +242,56 @@ def test_results_not_matching_the_form_are_labelled_and_every_run_judges_the_pre
     fresh.button(key="preset_exercise-1").click().run()
     next(b for b in fresh.button if b.label == "Run").click().run()  # no pick: the result waits for one
     assert not fresh.metric and fresh.button(key="predict_skip")
+
+
+@pytest.fixture
+def new_server(tmp_path, monkeypatch):
+    """A server of its own: nothing stored or in flight, its archive in ``tmp_path``. ``restart()`` ends it
+    and starts another on the same archive, as a deploy or a woken app does."""
+    from ui.results_store import result_store, run_flights
+
+    def restart():
+        result_store.clear()
+        run_flights.clear()
+        return run_flights()
+
+    monkeypatch.setenv("VITLAB_DATA_DIR", str(tmp_path))
+    yield restart
+    restart()
+
+
+LINK = {"models": "CNN", "n_train": "120", "n_test": "100", "epochs": "12", "seeds": "1"}
+
+
+def test_a_link_run_before_a_restart_opens_at_once_after_it(new_server):
+    flights = new_server()
+    at = reveal(page(PAGE, timeout=120, query=LINK))
+    before = [m.value for m in at.metric]
+    assert flights.started == 1 and before
+    flights = new_server()  # the server restarts: its memory is gone, its archive is not
+    at = page(PAGE, timeout=120, query=LINK)
+    assert_clean(at)
+    assert not at.get("progress") and not any("training it now" in i.value for i in at.info)
+    assert [m.value for m in reveal(at).metric] == before and flights.started == 0
+
+
+def test_a_learner_opening_a_setting_another_is_training_watches_that_training(new_server, monkeypatch):
+    import threading
+
+    import core.engine.flights
+    from core.engine.run import run
+
+    flights = new_server()
+    release = threading.Event()
+    monkeypatch.setattr(core.engine.flights, "run", lambda *a, **k: release.wait(60) and run(*a, **k))
+    cfg = replace(LESSON, models=("cnn",), data=replace(LESSON.data, n_train=120, n_test=100),
+                  train=TrainConfig(epochs=12, seeds=(0,)))  # what LINK names
+    first = flights.attach(cfg, eval_every=1)  # another learner pressed Run on it a moment ago
+    threading.Timer(3.0, release.set).start()
+    at = page(PAGE, timeout=120, query=LINK)
+    assert_clean(at)
+    assert at.session_state.active == cfg
+    assert not at.get("progress") and flights.started == 1  # watched that training to its end; trained once
+    assert first.wait(60).result is flights.store.get(cfg)
+    first.detach()
+    assert [m.value for m in reveal(at).metric] == [f"{flights.store.get(cfg).rows[0].test_acc:.1%}"]

@@ -3,10 +3,12 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import core.engine.flights
 import ui.training
 from core.engine.run import run
 from core.engine.run_config import with_value
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
+from ui.results_store import result_store, run_flights
 
 CFG = with_value(with_value(PRESETS["tiny"], "train.epochs", 40), "models", ("cnn",))
 
@@ -21,6 +23,17 @@ def script():
     st.session_state.accuracies = [(r.model, r.seed, r.train_acc, r.test_acc) for r in result.rows]
 
 
+@pytest.fixture(autouse=True)
+def new_server(tmp_path, monkeypatch):
+    """Each test a new server: nothing stored, nothing in flight, an archive of its own."""
+    monkeypatch.setenv("VITLAB_DATA_DIR", str(tmp_path))
+    result_store.clear()
+    run_flights.clear()
+    yield
+    result_store.clear()
+    run_flights.clear()
+
+
 @pytest.mark.parametrize("curve", [True, False])
 def test_the_curve_is_drawn_only_when_asked_and_the_accuracies_do_not_depend_on_it(monkeypatch, curve):
     # every epoch may update the bar and the curve, so a short run would draw the curve if it is on
@@ -28,10 +41,10 @@ def test_the_curve_is_drawn_only_when_asked_and_the_accuracies_do_not_depend_on_
     monkeypatch.setattr(ui.training, "CURVE_INTERVAL", 0.0)
     monkeypatch.setattr(ui.training, "CURVE_LAST", 0.0)
     drawn, evaluations = [], []
-    figure, real_run = ui.training.model_figures.curves_figure, ui.training.run
+    figure = ui.training.model_figures.curves_figure
     monkeypatch.setattr(ui.training.model_figures, "curves_figure", lambda *a, **k: drawn.append(1) or figure(*a, **k))
-    monkeypatch.setattr(ui.training, "run",
-                        lambda *a, eval_every=0, **k: evaluations.append(eval_every) or real_run(*a, eval_every=eval_every, **k))
+    monkeypatch.setattr(core.engine.flights, "run",
+                        lambda *a, eval_every=0, **k: evaluations.append(eval_every) or run(*a, eval_every=eval_every, **k))
     at = AppTest.from_function(script, default_timeout=120)
     at.query_params["live_curve"] = str(curve).lower()  # as a link sets it
     at.run()
