@@ -37,6 +37,15 @@ def _print(obj: dict, as_json: bool) -> None:
             print(f"{key}: {value}")
 
 
+def cmd_worker(args: argparse.Namespace) -> dict:
+    from core.engine import job_queue  # redis and rq: only for this command
+
+    url = job_queue.redis_url()
+    if url is None:
+        raise ValueError(f"set {job_queue.URL_VARIABLE} to the Redis the app's replicas use (redis://host:6379/0)")
+    return {"jobs": job_queue.work(url, burst=args.burst)}
+
+
 def cmd_patchify(args: argparse.Namespace) -> dict:
     from core.lessons.lesson1_patchify import PatchifyConfig, run_patchify
 
@@ -259,6 +268,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, help="if it must train: parallel worker processes")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_probe)
+
+    p = sub.add_parser("worker", help="train the app's queued runs (RQ on Redis: VITLAB_REDIS_URL)",
+                       description="Take training jobs from the Redis that the app's replicas share "
+                                   "(VITLAB_REDIS_URL, never printed) and train them on this machine, within its "
+                                   "memory budget and cost cap. Run one per machine, on as many machines as needed.")
+    p.add_argument("--burst", action="store_true", help="leave when the queue is empty (default: wait for jobs)")
+    p.add_argument("--json", action="store_true", help="print one JSON object when it leaves")
+    p.set_defaults(func=cmd_worker)
     return parser
 
 

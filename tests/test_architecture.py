@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ["nn", "data", "models", "engine", "inspect", "lessons"]
 # core.engine, bottom to top: a module imports only the engine's modules before it
 ENGINE = ["machine", "fingerprint", "train", "run_config", "planning", "worker", "pool", "results", "verdict", "archive", "store",
-          "run", "flights"]
+          "run", "flights", "job_queue"]
 
 
 def imports(path: Path) -> set[str]:

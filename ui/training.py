@@ -59,7 +59,7 @@ def train_live(cfg: GeneralizationConfig, curve: bool = True, again: bool = Fals
         if not ticket.started:
             shared.info("Another learner started this same setting a moment ago: you are watching that training, "
                         "so its result arrives for both of you at once." + (
-                            "" if ticket.flight.eval_every or not curve else " It was started without the live "
+                            "" if ticket.eval_every or not curve else " It was started without the live "
                             "curve, so only the bar is shown."))
         while not (s := ticket.wait(max(BAR_INTERVAL, 0.02))).finished:
             elapsed = time.perf_counter() - start

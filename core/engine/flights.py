@@ -108,6 +108,7 @@ class Ticket:
 
     def __init__(self, flights: Flights, flight: Flight, started: bool):
         self._flights, self.flight, self.started = flights, flight, started  # started: this learner began it
+        self.eval_every = flight.eval_every  # the flight's, not necessarily this learner's
         self._attached = True
 
     def wait(self, timeout: float) -> Snapshot:

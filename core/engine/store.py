@@ -4,27 +4,26 @@ Bounded in entries and bytes (least recently used out), so a class of thirty try
 grow the server without limit; the presets' shipped results are pinned and never evicted. Only
 complete runs are stored, so an interrupted run leaves nothing behind. Thread-safe: sessions share it.
 
-Behind the memory, an optional ``archive`` (``core.engine.archive``: runs on disk, surviving a restart) is
-read on a miss and written on every put; an archive that fails to write (a full disk) costs a log line, not
-the learner's result.
+Behind the memory, an optional ``archive`` (``archive.RunArchive``: runs on disk, surviving a restart; or
+``job_queue.RedisArchive``: runs shared by replicas) is
+read on a miss and written on every put; an archive that fails (a full disk, Redis gone) costs a log line,
+not the learner's result.
 """
 
 from __future__ import annotations
 
 import logging
 import pickle
-import sqlite3
 import threading
 from collections import OrderedDict
 
-from core.engine.archive import RunArchive
 from core.engine.results import RunResult
 from core.engine.run_config import GeneralizationConfig
 
 
 class ResultStore:
     def __init__(self, pinned: dict[GeneralizationConfig, RunResult] | None = None, max_entries: int = 64,
-                 max_bytes: int = 64 * 2**20, archive: RunArchive | None = None):
+                 max_bytes: int = 64 * 2**20, archive=None):
         self.max_entries, self.max_bytes = max_entries, max_bytes
         self.archive = archive
         self._pinned = dict(pinned or {})
@@ -41,8 +40,8 @@ class ResultStore:
                 return self._lru[cfg][0]
         try:
             result = self.archive.get(cfg) if self.archive is not None else None
-        except sqlite3.Error as exc:
-            logging.getLogger(__name__).warning("the run archive could not be read (%s): training instead", exc)
+        except Exception as exc:  # noqa: BLE001 (any archive's failure: SQLite, Redis, a disk)
+            logging.getLogger(__name__).warning("the run archive could not be read (%s: %s): training instead", type(exc).__name__, exc)
             result = None
         if result is not None:
             self._remember(cfg, result)
@@ -55,8 +54,8 @@ class ResultStore:
         if self.archive is not None:
             try:
                 self.archive.put(cfg, result)
-            except sqlite3.Error as exc:
-                logging.getLogger(__name__).warning("a finished run was not archived (kept in memory): %s", exc)
+            except Exception as exc:  # noqa: BLE001 (any archive's failure: SQLite, Redis, a disk)
+                logging.getLogger(__name__).warning("a finished run was not archived (kept in memory): %s: %s", type(exc).__name__, exc)
 
     def _remember(self, cfg: GeneralizationConfig, result: RunResult) -> None:
         size = len(pickle.dumps(result))

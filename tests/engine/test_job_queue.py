@@ -1,0 +1,153 @@
+"""core/engine/job_queue.py against a real Redis (Debian's redis-server) and real ``python -m core worker``
+processes: one job per distinct setting across replicas, Cancel, a worker dying mid-job, the shared store."""
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from core.engine import job_queue
+from core.engine.job_queue import QueueFlights, RedisArchive, connect
+from core.engine.run import run
+from core.engine.run_config import TrainConfig, with_value
+from core.engine.store import ResultStore
+from core.lessons.lesson3_vit_vs_cnn import PRESETS
+from support.services import REDIS_SERVER, redis_server, require, start_worker, stop
+
+SMALL = with_value(with_value(PRESETS["tiny"], "train", TrainConfig(epochs=30, seeds=(0,))), "models", ("cnn",))
+LONG = with_value(SMALL, "train.epochs", 10_000)  # a minute or more: only ever stopped here
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    require(REDIS_SERVER)
+    with redis_server(tmp_path_factory.mktemp("redis"), password="s3cret-word") as url:
+        yield url
+
+
+@pytest.fixture
+def worker(redis_url, tmp_path):
+    connect(redis_url).flushdb()
+    procs = []
+
+    def start():
+        procs.append(start_worker(redis_url, tmp_path / "worker.log", env={"VITLAB_ALIVE_SECONDS": "3"}))
+        return procs[-1]
+
+    start.procs = procs
+    start()
+    yield start
+    for p in procs:
+        stop(p)
+
+
+def replica(url):
+    """What one app replica holds: its memory store on the shared Redis, its queue flights."""
+    redis = connect(url)
+    return QueueFlights(redis, ResultStore(archive=RedisArchive(redis, job_queue.code_fingerprint())))
+
+
+def until(ticket, predicate, timeout=120):
+    deadline = time.monotonic() + timeout
+    while not predicate(s := ticket.wait(0.2)):
+        assert time.monotonic() < deadline and not s.finished, f"timed out or over: {s}"
+    return s
+
+
+def test_learners_on_two_replicas_start_one_job_and_all_get_the_same_result(redis_url, worker):
+    replicas = [replica(redis_url), replica(redis_url)]
+    tickets = [None] * 6
+
+    def learner(i):
+        tickets[i] = replicas[i % 2].attach(SMALL, eval_every=5)
+
+    threads = [threading.Thread(target=learner, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(r.started for r in replicas) == 1 and sum(t.started for t in tickets) == 1
+    results = [until(t, lambda s: s.finished).result for t in tickets]
+    assert all(r is not None and r.complete for r in results)
+    alone = run(SMALL, eval_every=5)  # what the learner's own machine would have trained
+    for r in results:
+        assert [(x.model, x.seed, x.train_acc, x.test_acc) for x in r.rows] == \
+            [(x.model, x.seed, x.train_acc, x.test_acc) for x in alone.rows]
+        assert r.weights == alone.weights and r.curves == results[0].curves
+    for t in tickets:
+        t.detach()
+    # every replica now has it, a third one too, without a job
+    third = replica(redis_url)
+    assert until(third.attach(SMALL), lambda s: s.finished).result.rows == results[0].rows and third.started == 0
+
+
+def test_progress_reaches_the_page_and_one_cancel_leaves_the_other_training(redis_url, worker):
+    a_side, b_side = replica(redis_url), replica(redis_url)
+    a = a_side.attach(LONG, eval_every=50)
+    b = b_side.attach(LONG)
+    assert b.eval_every == 50 and not b.started
+    s = until(b, lambda s: s.step is not None and s.curve)
+    assert s.step.total == LONG.train.epochs and s.curve[0]["model"] == "cnn"
+    a.detach()
+    time.sleep(2 * job_queue.CHECK_INTERVAL)  # the job has looked at its watchers since
+    later = b.wait(1.5)
+    assert not later.finished and later.step.done > s.step.done  # still training, for b
+    b.detach()  # the last one: the job stops on the worker
+    redis = connect(redis_url)
+    from rq.job import Job
+    from rq.serializers import JSONSerializer
+
+    job = Job.fetch(b.job_id, connection=redis, serializer=JSONSerializer)
+    deadline = time.monotonic() + 30
+    while job.get_status(refresh=True) != "finished":
+        assert time.monotonic() < deadline, job.get_status()
+        time.sleep(0.2)
+    assert job.return_value() == {"complete": False} and RedisArchive(redis, a_side.fingerprint).get(LONG) is None
+
+
+def test_a_worker_that_dies_mid_job_is_replaced_and_the_job_retried(redis_url, worker, monkeypatch):
+    monkeypatch.setattr(job_queue, "ALIVE_SECONDS", 3)  # as the workers have it (the fixture): a test's patience
+    flights = replica(redis_url)
+    ticket = flights.attach(with_value(SMALL, "train.epochs", 3000))
+    first = until(ticket, lambda s: s.step is not None)
+    assert first.step.done > 0
+    os.kill(worker.procs[-1].pid, signal.SIGKILL)  # only the worker process, mid-job
+    worker()  # another worker is there to take the retried job
+    s = until(ticket, lambda s: s.finished, timeout=180)
+    assert s.error is None and s.result.complete and flights.started == 2
+
+
+def test_a_job_whose_worker_died_twice_is_reported_never_waited_on(redis_url, worker, monkeypatch):
+    monkeypatch.setattr(job_queue, "ALIVE_SECONDS", 3)
+    flights = replica(redis_url)
+    ticket = flights.attach(LONG)
+    jobs = []
+    for _ in range(job_queue.RETRIES + 1):
+        until(ticket, lambda s: ticket.job_id not in jobs and s.step is not None)  # the job (again) training
+        jobs.append(ticket.job_id)
+        os.kill(worker.procs[-1].pid, signal.SIGKILL)
+        worker()
+    s = ticket.wait(60)
+    assert "stopped" in str(s.error) and s.result is None
+    ticket.detach()
+
+
+def test_the_worker_never_prints_the_redis_password(redis_url, worker, tmp_path):
+    flights = replica(redis_url)
+    with flights.attach(SMALL) as ticket:
+        until(ticket, lambda s: s.finished)
+    log = (tmp_path / "worker.log").read_text()
+    assert "Listening on vitlab" in log and "s3cret-word" not in log
+
+
+def test_a_worker_without_the_setting_or_the_redis_says_so(tmp_path):
+    from core.cli import main
+
+    assert main(["worker"]) == 2
+    os.environ["VITLAB_REDIS_URL"] = "redis://:hidden-pass@127.0.0.1:1/0"
+    try:
+        assert main(["worker", "--burst"]) == 2
+    finally:
+        del os.environ["VITLAB_REDIS_URL"]
