@@ -1,0 +1,62 @@
+"""ui/results_store.py: alone, runs are archived on disk and trained in this process's pool; with a Redis
+(VITLAB_REDIS_URL) the pages train on ``python -m core worker`` through it and replicas share the results."""
+
+import pytest
+
+from core.engine.archive import RunArchive
+from core.engine.flights import Flights
+from core.engine.job_queue import QueueFlights, RedisArchive, connect
+from support.services import REDIS_SERVER, redis_server, require, start_worker, stop
+from tests.apptest_helpers import assert_clean, page
+from ui.results_store import result_store, run_flights
+
+PAGE = "pages/3_ViT_vs_CNN.py"
+LINK = {"models": "CNN", "n_train": "120", "n_test": "100", "epochs": "14", "seeds": "1"}
+
+
+@pytest.fixture
+def restart(tmp_path, monkeypatch):
+    """``restart()``: a new server process (its caches gone), on an archive of this test's own."""
+    monkeypatch.setenv("VITLAB_DATA_DIR", str(tmp_path / "data"))
+
+    def restart():
+        result_store.clear()
+        run_flights.clear()
+        from ui import results_store
+
+        results_store._redis.clear()
+
+    restart()
+    yield restart
+    monkeypatch.delenv("VITLAB_REDIS_URL", raising=False)
+    restart()
+
+
+def test_alone_runs_are_archived_on_disk_and_trained_here(restart, monkeypatch):
+    monkeypatch.delenv("VITLAB_REDIS_URL", raising=False)
+    assert isinstance(run_flights(), Flights) and isinstance(result_store().archive, RunArchive)
+
+
+def test_with_a_redis_a_link_trains_on_a_worker_and_another_replica_shows_it_without_training(restart, monkeypatch,
+                                                                                             tmp_path):
+    require(REDIS_SERVER)
+    with redis_server(tmp_path) as url:
+        monkeypatch.setenv("VITLAB_REDIS_URL", url)
+        restart()
+        worker = start_worker(url, tmp_path / "worker.log")
+        try:
+            at = page(PAGE, timeout=180, query=LINK)
+            assert_clean(at)
+            flights = run_flights()
+            assert isinstance(flights, QueueFlights) and flights.started == 1
+            assert isinstance(result_store().archive, RedisArchive)
+            assert "Job OK" in (tmp_path / "worker.log").read_text() or connect(url).keys("vitlab:run:*")
+            restart()  # the other replica: nothing in its memory
+            at = page(PAGE, timeout=60, query=LINK)
+            assert_clean(at)
+            assert run_flights().started == 0 and not at.get("progress")
+            at.button(key="predict_skip").click().run()
+            assert [m.label for m in at.metric] == ["CNN · test (unseen)"]
+            assert url not in str(at) and "redis://" not in "".join(m.value for m in at.markdown)
+        finally:
+            stop(worker)
