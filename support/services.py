@@ -1,5 +1,6 @@
 """Real services for the tests and benchmarks that need them, started on free local ports: Debian's
-``redis-server`` and ``python -m core worker`` processes on it.
+``redis-server``, ``python -m core worker`` processes on it, and Debian's ``nginx`` in front of replicas
+with the repository's ``deploy/nginx.conf``.
 
 Without ``redis-server`` the tests that need it are skipped, unless ``VITLAB_REQUIRE_SERVICES=1`` (as
 ``.ci/run`` sets, after installing it): there a missing service is a failure, never a skip.
@@ -8,6 +9,7 @@ Without ``redis-server`` the tests that need it are skipped, unless ``VITLAB_REQ
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -18,6 +20,8 @@ from pathlib import Path
 from support.browser import ROOT, free_port
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+DEPLOY_CONF = ROOT / "deploy" / "nginx.conf"
 
 
 def require(program: str) -> None:
@@ -76,3 +80,53 @@ def stop(proc: subprocess.Popen) -> None:
         except ProcessLookupError:
             pass
     proc.wait()
+
+
+def nginx_config(upstreams: list[str], port: int, directory: Path) -> str:
+    """``deploy/nginx.conf`` as it is, but for its replicas' and listening addresses, inside the main file
+    nginx needs to run as a test's own process (its files in ``directory``; each request's upstream logged)."""
+    site = DEPLOY_CONF.read_text()
+    servers = "".join(f"    server {u};\n" for u in upstreams)
+    site, n = re.subn(r"(?m)^\s*server [\w.-]+:\d+;\n", "", site)
+    if not n:
+        raise ValueError(f"{DEPLOY_CONF} names no upstream server to replace")
+    site = site.replace("ip_hash;\n", "ip_hash;\n" + servers, 1)
+    site, n = re.subn(r"listen \d+;", f"listen 127.0.0.1:{port};", site)
+    if n != 1:
+        raise ValueError(f"{DEPLOY_CONF} should have one 'listen' line, found {n}")
+    temp = "".join(f"    {kind}_temp_path {directory / kind};\n" for kind in ("client_body", "proxy", "fastcgi", "uwsgi",
+                                                                           "scgi"))
+    user = "user root;\n" if hasattr(os, "geteuid") and os.geteuid() == 0 else ""
+    return (f"{user}worker_processes 1;\ndaemon off;\npid {directory / 'nginx.pid'};\nerror_log {directory / 'error.log'};\n"
+            f"events {{ worker_connections 1024; }}\nhttp {{\n{temp}"
+            f"    log_format upstream '$upstream_addr $request_uri';\n"
+            f"    access_log {directory / 'access.log'} upstream;\n{site}}}\n")
+
+
+@contextmanager
+def nginx_proxy(upstreams: list[str], directory: Path):
+    """nginx on a free port in front of ``upstreams`` ("127.0.0.1:8501", ...); yields (its URL, the access
+    log's path: one line per request, the replica that served it first)."""
+    port = free_port()
+    conf = directory / "nginx.conf"
+    conf.write_text(nginx_config(upstreams, port, directory))
+    proc = subprocess.Popen([NGINX, "-p", str(directory), "-c", str(conf)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        import urllib.request
+
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    error = (directory / "error.log").read_text() if (directory / "error.log").exists() else ""
+                    raise RuntimeError(f"nginx did not start (exit status {proc.poll()}): {error[-1000:]}") from None
+                time.sleep(0.1)
+        yield url, directory / "access.log"
+    finally:
+        proc.kill()
+        proc.wait()
