@@ -1,0 +1,191 @@
+"""A class on the server, with real Streamlit sessions over the websocket (no browser): what 30, 100 and 300
+learners do to one replica, or to two replicas with two training workers on one Redis.
+
+    python -m benchmarks.class_load                          # one replica: 30, 100, 300 sessions
+    python -m benchmarks.class_load --replicas 2             # two replicas, two workers, one Redis
+    python -m benchmarks.class_load --sessions 30 --seconds 20 --only browse
+
+Each session is what a browser's tab sends: it opens ``/_stcore/stream``, asks for a page with its query
+string (``BackMsg.rerun_script``), and moves a control by sending the widget states again with one changed;
+each rerun is timed until the server's ``script_finished``. Sessions are spread over the replicas in turn (as
+sticky sessions spread real learners). Three parts:
+
+- browse: every session opens Patchify and moves its weight seed every 2 to 6 s (its own random pace) for
+  ``--seconds``; p50/p95 of the reruns, and every shown ``max |linear - conv|`` checked against ``core`` for
+  that session's own seed.
+- same run: 30 sessions open one link to a setting nobody has run (lesson 3 opens a link by training it):
+  seconds until all 30 have their result, against ``python -m core generalization`` for that setting.
+- different runs: 30 sessions each open a link to a setting of their own: seconds until all are done.
+
+The load generator runs on the same cores as the servers, so its own CPU is part of the figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import subprocess
+import sys
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from tempfile import mkdtemp
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from core.lessons.lesson1_patchify import PatchifyConfig, run_patchify
+from support.browser import ROOT, streamlit_server
+from support.services import redis_server, start_worker, stop
+
+RUN_QUERY = "epochs={epochs}&n_train=120&n_test=100&seeds=1"  # lesson 3: the lesson's models, small and new
+
+
+class Session:
+    """One learner's tab: a websocket session of its own."""
+
+    def __init__(self, base: str, page: str, query: str):
+        self.url = base.replace("http", "ws", 1) + "/_stcore/stream"
+        self.page, self.query = page, query
+        self.widgets: dict[str, object] = {}  # user key -> the widget's proto, from the last run
+        self.metrics: dict[str, str] = {}
+        self.exceptions: list[str] = []
+        self.ws = None
+
+    async def open(self) -> float:
+        self.ws = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None, open_timeout=120,
+                                           ping_interval=None)
+        return await self.rerun()
+
+    async def rerun(self, **changes) -> float:
+        """Run the page again (the first time: open it) with ``changes`` (user key -> value) to the widgets;
+        the seconds until the script finished."""
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string, state.page_name = self.query, self.page
+        for key, value in changes.items():
+            widget = state.widget_states.widgets.add()
+            widget.id = self.widgets[key].id
+            widget.int_value = value
+        start = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        self.metrics, self.exceptions = {}, []
+        while True:
+            fm = ForwardMsg()
+            fm.ParseFromString(await self.ws.recv())
+            kind = fm.WhichOneof("type")
+            if kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
+                element = fm.delta.new_element
+                name = element.WhichOneof("type")
+                proto = getattr(element, name)
+                if name == "metric":
+                    self.metrics[proto.label] = proto.body
+                elif name == "exception":
+                    self.exceptions.append(proto.message)
+                elif getattr(proto, "id", ""):
+                    self.widgets[proto.id.rsplit("-", 1)[-1]] = proto
+            elif kind == "script_finished":
+                return time.perf_counter() - start
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+def expected_difference(seed: int) -> str:
+    return f"{run_patchify(PatchifyConfig(seed=seed)).max_abs_diff:.2e}"
+
+
+async def browse(bases: list[str], n: int, seconds: float) -> dict:
+    times, wrong, errors = [], 0, 0
+    expected: dict[int, str] = {}
+
+    async def learner(i: int) -> None:
+        nonlocal wrong, errors
+        rng = random.Random(i)
+        s = Session(bases[i % len(bases)], "Patchify", "")
+        try:
+            await s.open()
+            end = time.perf_counter() + seconds
+            while time.perf_counter() < end:
+                await asyncio.sleep(rng.uniform(2, 6))
+                seed = rng.randrange(10_000)
+                times.append(await s.rerun(weight_seed=seed))
+                if seed not in expected:
+                    expected[seed] = expected_difference(seed)
+                wrong += s.metrics.get("max |linear − conv|") != expected[seed] or bool(s.exceptions)
+            await s.close()
+        except (TimeoutError, OSError, websockets.WebSocketException):
+            errors += 1
+
+    await asyncio.gather(*(learner(i) for i in range(n)))
+    q = statistics.quantiles(times, n=20) if len(times) > 1 else [float("nan")] * 19
+    return {"reruns": len(times), "p50": statistics.median(times) if times else float("nan"), "p95": q[18],
+            "wrong": wrong, "errors": errors}
+
+
+async def runs(bases: list[str], queries: list[str]) -> dict:
+    """Every query opened at once by its own session: seconds until the last one finished."""
+    start = time.perf_counter()
+    done, failed = [], 0
+
+    async def learner(i: int, query: str) -> None:
+        nonlocal failed
+        s = Session(bases[i % len(bases)], "ViT_vs_CNN", query)
+        await s.open()
+        done.append(time.perf_counter() - start)
+        failed += bool(s.exceptions)
+        await s.close()
+
+    await asyncio.gather(*(learner(i, q) for i, q in enumerate(queries)))
+    return {"all_done": max(done), "median": statistics.median(done), "failed": failed}
+
+
+def command_line_seconds(epochs: int) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "core", "generalization", "--epochs", str(epochs), "--n-train", "120",
+                    "--n-test", "100", "--seeds", "0", "--json"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--replicas", type=int, default=1, choices=(1, 2))
+    parser.add_argument("--sessions", type=int, nargs="+", default=[30, 100, 300])
+    parser.add_argument("--seconds", type=float, default=30.0, help="how long the browsing lasts at each size")
+    parser.add_argument("--only", choices=("browse", "runs"))
+    args = parser.parse_args()
+    tmp = Path(mkdtemp(prefix="vitlab-class-load-"))
+    with ExitStack() as stack:
+        env = {"VITLAB_DATA_DIR": str(tmp / "data")}
+        if args.replicas > 1:
+            url = stack.enter_context(redis_server(tmp))
+            env["VITLAB_REDIS_URL"] = url
+            for i in range(2):
+                stack.callback(stop, start_worker(url, tmp / f"worker{i}.log"))
+        bases = []
+        for i in range(args.replicas):
+            base, _, _ = stack.enter_context(streamlit_server(env={**env, "VITLAB_DATA_DIR": str(tmp / f"data{i}")}))
+            bases.append(base)
+        setup = f"{args.replicas} replica(s)" + (", 2 workers, one Redis" if args.replicas > 1 else "")
+        print(f"# {setup}; the load generator on the same machine")
+        if args.only != "runs":
+            for n in args.sessions:
+                r = asyncio.run(browse(bases, n, args.seconds))
+                print(f"browse, {n} sessions, {args.seconds:.0f} s: {r['reruns']} reruns, p50 {r['p50']:.2f} s, "
+                      f"p95 {r['p95']:.2f} s; wrong numbers {r['wrong']}, sessions failed {r['errors']}")
+        if args.only != "browse":
+            epochs = 100 + random.Random().randrange(10_000)  # a setting no server has run
+            cli = command_line_seconds(epochs)
+            r = asyncio.run(runs(bases, [RUN_QUERY.format(epochs=epochs)] * 30))
+            print(f"same run, 30 sessions (lesson 3, {epochs} epochs): all done in {r['all_done']:.1f} s (median "
+                  f"{r['median']:.1f} s); the command line for it: {cli:.1f} s; failed {r['failed']}")
+            r = asyncio.run(runs(bases, [RUN_QUERY.format(epochs=epochs + 1 + i) for i in range(30)]))
+            print(f"different runs, 30 sessions: all done in {r['all_done']:.1f} s (median {r['median']:.1f} s); "
+                  f"failed {r['failed']}")
+
+
+if __name__ == "__main__":
+    main()
