@@ -84,6 +84,14 @@ def wait_for_charts(page, minimum: int = 1, timeout: float = 60) -> int:
     raise TimeoutError(f"only {page.locator('.js-plotly-plot:has(.main-svg)').count()} charts drawn after {timeout} s")
 
 
+def revealed_metric(page, label: str, timeout: float = 180) -> str:
+    """On lesson 3: reveal the result on screen (skipping the prediction) and read the metric ``label``."""
+    page.get_by_role("button", name="Show the result without predicting").click(timeout=timeout * 1000)
+    metric = page.locator("[data-testid=stMetric]", has_text=label)
+    metric.wait_for(timeout=timeout * 1000)
+    return metric.inner_text()
+
+
 def require_browser():
     """Return Playwright's ``sync_playwright``, or skip the calling test module when the browser is missing.
 

@@ -11,7 +11,16 @@ import time
 
 import pytest
 
-from support.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, ROOT, require_browser, streamlit_server, wait_for_charts
+from support.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PAGES,
+    ROOT,
+    require_browser,
+    revealed_metric,
+    streamlit_server,
+    wait_for_charts,
+)
 from ui.figures.plots import MIN_FONT
 
 pytestmark = pytest.mark.e2e
@@ -271,6 +280,23 @@ def test_a_teachers_link_opens_that_experiment_on_a_fresh_server(browser):
         assert "56.9%" in metric.inner_text()
         assert page.get_by_text("3000 training images at centres 5..10").count() == 1
         assert errors.real() == []
+
+
+def test_a_link_run_before_a_restart_opens_at_once_after_it(browser, tmp_path):
+    """The run archive (core.engine.archive) across a real restart: the same data folder, a new process."""
+    link = "/ViT_vs_CNN?models=CNN&n_train=120&n_test=100&epochs=20&seeds=1"  # a setting nobody has run
+    training = "This link names a setting this server has not run yet: training it now."
+    env = {"VITLAB_DATA_DIR": str(tmp_path)}
+    with streamlit_server(env=env) as (url, _, _):
+        page, _ = open_page(browser, url + link)
+        page.get_by_role("button", name="Show the result without predicting").wait_for(timeout=180_000)
+        assert page.get_by_text(training).count() == 1  # this one trained (the note stays until the next rerun)
+        before = revealed_metric(page, "CNN · test (unseen)")
+    with streamlit_server(env=env) as (url, _, _):  # the server restarted: its memory is gone
+        page, errors = open_page(browser, url + link)
+        page.get_by_role("button", name="Show the result without predicting").wait_for(timeout=60_000)
+        assert page.get_by_text(training).count() == 0
+        assert revealed_metric(page, "CNN · test (unseen)") == before and errors.real() == []
 
 
 def test_generalization_live_rerun_shows_progress_then_results(browser):

@@ -14,7 +14,7 @@ from contextlib import ExitStack
 
 import pytest
 
-from support.browser import CHROMIUM, CHROMIUM_ARGS, require_browser, streamlit_server
+from support.browser import CHROMIUM, CHROMIUM_ARGS, require_browser, revealed_metric, streamlit_server
 from support.services import NGINX, REDIS_SERVER, nginx_proxy, redis_server, require, start_worker, stop
 
 sync_playwright = require_browser()
@@ -29,11 +29,7 @@ def jobs_done(log) -> int:
 
 
 def result_of(page) -> str:
-    """Reveal the result on screen (skipping the prediction) and read its metric."""
-    page.get_by_role("button", name="Show the result without predicting").click(timeout=180_000)
-    metric = page.locator("[data-testid=stMetric]", has_text="CNN · test (unseen)")
-    metric.wait_for(timeout=60_000)
-    return metric.inner_text()
+    return revealed_metric(page, "CNN · test (unseen)")
 
 
 def test_two_replicas_behind_nginx_share_one_redis_and_its_worker(tmp_path):
