@@ -8,8 +8,9 @@ from dataclasses import asdict
 
 import streamlit as st
 
+from core.engine.flights import sweep_through
 from core.engine.results import RunResult
-from core.engine.run import check_sweep_cost, sweep
+from core.engine.run import check_sweep_cost
 from core.engine.run_config import GeneralizationConfig, Sweep
 from ui.figures import model_figures
 from ui.results_store import run_flights
@@ -109,8 +110,10 @@ def sweep_live(base: GeneralizationConfig, s: Sweep, refused: str) -> list[dict]
         st.error(refused.format(reason=exc))
         return None
     bar = st.progress(0.0, text="Starting…")
-    rows = sweep(base, s, progress=lambda frac, text: bar.progress(frac, text=f"Training {text}…"),
-                 on_wait=lambda pos: bar.progress(0.0, text=f"Waiting for the server: {pos} run(s) ahead…"))
+    # each point through the flights: a point someone is training (or trained) is not trained again
+    rows = sweep_through(run_flights(), base, s,
+                         progress=lambda frac, text: bar.progress(frac, text=f"Training {text}…"),
+                         on_wait=lambda pos: bar.progress(0.0, text=f"Waiting for the server: {pos} run(s) ahead…"))
     bar.empty()
     return None if rows is None else [asdict(r) for r in rows]
 

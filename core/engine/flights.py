@@ -19,9 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.engine.results import RunResult
-from core.engine.run import run
-from core.engine.run_config import GeneralizationConfig
+from core.engine.run import OnWait, SweepRow, check_sweep_cost, run
+from core.engine.run_config import GeneralizationConfig, Sweep, with_value
 from core.engine.train import EpochStats
+from core.models.registry import spec
 
 # train(cfg, progress, eval_every, on_wait) -> RunResult: how a flight trains (``run.run`` by default)
 Train = Callable[..., RunResult]
@@ -185,3 +186,30 @@ class Flights:
             if self._flying.get(flight.cfg) is flight:
                 del self._flying[flight.cfg]
         flight.finish(result, error)
+
+
+def sweep_through(flights, base: GeneralizationConfig, s: Sweep,
+                  progress: Callable[[float, str], bool | None] | None = None, values: tuple | None = None,
+                  on_wait: OnWait | None = None, poll: float = 0.5) -> list[SweepRow] | None:
+    """``run.sweep``, each of its runs through ``flights`` (``Flights`` or ``job_queue.QueueFlights``): a
+    point another learner is training, or trained, is not trained again, and with a Redis the points train on
+    the workers. The same rows as ``run.sweep``; None if ``progress`` returned False (that point's learner
+    detaches). ``progress`` and ``on_wait`` are called at most every ``poll`` seconds."""
+    values = check_sweep_cost(base, s, values)
+    rows: list[SweepRow] = []
+    for i, value in enumerate(values):
+        with flights.attach(with_value(base, s.path, value)) as ticket:
+            while not (now := ticket.wait(poll)).finished:
+                if now.waiting is not None and on_wait is not None:
+                    on_wait(now.waiting)
+                elif now.step is not None and progress is not None:
+                    step = now.step
+                    label = f"{s.axis_title} = {value}: {spec(step.model).label}, seed {step.seed}"
+                    if progress((i + step.done / step.total) / len(values), label) is False:
+                        return None
+        if now.error is not None:
+            raise now.error
+        if not now.result.complete:
+            return None
+        rows += [SweepRow(value, r.model, r.seed, r.train_acc, r.test_acc) for r in now.result.rows]
+    return rows
