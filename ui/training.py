@@ -36,6 +36,67 @@ def live_curve_toggle() -> bool:
                           "cores (a laptop running the app itself).")
 
 
+class LiveProgress:
+    """What a page shows while a run trains: Cancel, the bar, a note when the training is shared, the live
+    curve; each in a placeholder that ``clear`` empties, so no control of a finished run stays on screen."""
+
+    def __init__(self, cfg: GeneralizationConfig, curve: bool):
+        self.cfg, self.curve = cfg, curve
+        self.cancel = st.empty()
+        self.cancel.button("Cancel", key="cancel_run", help="Stop watching this run (nothing is kept; the training "
+                                                            "stops unless other learners are watching it too)")
+        self.bar = st.progress(0.0, text="Starting…")
+        self.shared = st.empty()
+        self.live = st.empty()
+        self.start, self.last_chart, self.drawn = time.perf_counter(), 0.0, 0
+        self.first: tuple[float, int] | None = None  # (elapsed, epochs done) at the first epoch seen: the pace
+
+    def joined(self, ticket) -> None:
+        """This learner attached to a training another one started."""
+        self.shared.info("Another learner started this same setting a moment ago: you are watching that training, "
+                         "so its result arrives for both of you at once." + (
+                             "" if ticket.eval_every or not self.curve else " It was started without the live "
+                             "curve, so only the bar is shown."))
+
+    def show(self, s) -> None:
+        """Draw one snapshot of the training (``core.engine.flights.Snapshot``)."""
+        elapsed = time.perf_counter() - self.start
+        if s.waiting is not None:
+            ahead = "you are next" if s.waiting == 0 else f"{s.waiting} run(s) ahead of you"
+            self.bar.progress(0.0, text=f"Waiting for the server (other learners are training): {ahead}…")
+            return
+        if s.step is None:
+            self.bar.progress(0.0, text=f"Starting… {elapsed:.0f} s")
+            return
+        step = s.step
+        self.first = self.first or (elapsed, step.done)
+        # The last epoch draws nothing: the results replace the bar and the curve at once. (Each other pass
+        # draws, so a stale run stops here; benchmarks/browser_latency.py measures the training's time in the
+        # page with the curve and without it.)
+        if step.done == step.total:
+            return
+        # The time left at the pace since the first epoch seen: the time before it (waiting in line, workers
+        # starting) says nothing of the training's own pace
+        pace = (elapsed - self.first[0]) / (step.done - self.first[1]) if step.done > self.first[1] else float("inf")
+        eta = pace * (step.total - step.done)
+        self.bar.progress(step.done / step.total,
+                          text=f"{model_figures.label(step.model)}, seed {step.seed}: epoch {step.epoch}/"
+                               f"{self.cfg.train.epochs} · loss {step.loss:.3f} · {elapsed:.0f} s elapsed"
+                               + (f", about {eta:.0f} s left" if eta < float("inf") else ""))
+        # Redraw only when new points arrived (the same figure twice in one run is a duplicate element)
+        if (self.curve and len(s.curve) > self.drawn and elapsed - self.last_chart >= CURVE_INTERVAL
+                and CURVE_LAST <= eta < float("inf")):
+            self.drawn, self.last_chart = len(s.curve), elapsed
+            with self.live.container():  # the title as text above the chart: it wraps on a phone instead of being cut
+                fig = model_figures.curves_figure(s.curve, "test_acc", "Test accuracy at unseen positions, live")
+                ready_to_draw(fig, st)
+                st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG)
+
+    def clear(self) -> None:
+        for placeholder in (self.cancel, self.bar, self.shared, self.live):
+            placeholder.empty()
+
+
 def train_live(cfg: GeneralizationConfig, curve: bool = True, again: bool = False) -> RunResult:
     """Train with live progress: the bar, and the test-accuracy curve if ``curve`` (else no test evaluations
     during training: the same accuracies, no per-epoch test points in the result). A setting another learner
@@ -44,58 +105,20 @@ def train_live(cfg: GeneralizationConfig, curve: bool = True, again: bool = Fals
     moved on, or pressed Cancel) stops waiting within a second and detaches; the training itself stops when
     nobody is left attached. A complete result is already in the store when it arrives; ``again``: train even
     a stored setting (*Re-run live*)."""
-    # Cancel, the bar and the curve in placeholders that are emptied when the run ends: no control of a
-    # finished run stays on screen
-    cancel = st.empty()
-    cancel.button("Cancel", key="cancel_run", help="Stop watching this run (nothing is kept; the training stops "
-                                                   "unless other learners are watching it too)")
-    bar = st.progress(0.0, text="Starting…")
-    shared = st.empty()
-    live = st.empty()
-    start, last_chart, drawn = time.perf_counter(), 0.0, 0
-    first: tuple[float, int] | None = None  # (elapsed, epochs done) at the first epoch seen: training's own pace
+    view = LiveProgress(cfg, curve)
     # LIVE_POINTS per curve: each a pass over the distinct test images (core/engine/train.py), cheap since they are few
     eval_every = max(1, cfg.train.epochs // LIVE_POINTS) if curve else 0
-    with run_flights().attach(cfg, eval_every, again) as ticket:
-        if not ticket.started:
-            shared.info("Another learner started this same setting a moment ago: you are watching that training, "
-                        "so its result arrives for both of you at once." + (
-                            "" if ticket.eval_every or not curve else " It was started without the live "
-                            "curve, so only the bar is shown."))
-        while not (s := ticket.wait(max(BAR_INTERVAL, 0.02))).finished:
-            elapsed = time.perf_counter() - start
-            if s.waiting is not None:
-                ahead = "you are next" if s.waiting == 0 else f"{s.waiting} run(s) ahead of you"
-                bar.progress(0.0, text=f"Waiting for the server (other learners are training): {ahead}…")
-                continue
-            if s.step is None:
-                bar.progress(0.0, text=f"Starting… {elapsed:.0f} s")
-                continue
-            step = s.step
-            first = first or (elapsed, step.done)
-            # The last epoch draws nothing: the results replace the bar and the curve at once. (Each pass draws,
-            # so a stale run stops here; benchmarks/browser_latency.py measures the training's time in the page
-            # with the curve and without it.)
-            if step.done == step.total:
-                continue
-            # The time left at the pace since the first epoch seen: the time before it (waiting in line, workers
-            # starting) says nothing of the training's own pace
-            pace = (elapsed - first[0]) / (step.done - first[1]) if step.done > first[1] else float("inf")
-            eta = pace * (step.total - step.done)
-            bar.progress(step.done / step.total,
-                         text=f"{model_figures.label(step.model)}, seed {step.seed}: epoch {step.epoch}/{cfg.train.epochs} "
-                              f"· loss {step.loss:.3f} · {elapsed:.0f} s elapsed"
-                              + (f", about {eta:.0f} s left" if eta < float("inf") else ""))
-            # Redraw only when new points arrived (the same figure twice in one run is a duplicate element)
-            if (curve and len(s.curve) > drawn and elapsed - last_chart >= CURVE_INTERVAL
-                    and CURVE_LAST <= eta < float("inf")):
-                drawn, last_chart = len(s.curve), elapsed
-                with live.container():  # the title as text above the chart: it wraps on a phone instead of being cut
-                    fig = model_figures.curves_figure(s.curve, "test_acc", "Test accuracy at unseen positions, live")
-                    ready_to_draw(fig, st)
-                    st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG)
-    for placeholder in (cancel, bar, shared, live):
-        placeholder.empty()
+    try:
+        with run_flights().attach(cfg, eval_every, again) as ticket:
+            if not ticket.started:
+                view.joined(ticket)
+            while not (s := ticket.wait(max(BAR_INTERVAL, 0.02))).finished:
+                view.show(s)
+    except OSError as exc:  # the training queue cannot be reached (core.engine.job_queue.QueueUnreachable)
+        view.clear()
+        st.error(f"Cannot train now: {exc}. Nothing was lost: press Run again in a minute.")
+        return RunResult(cfg, complete=False)
+    view.clear()
     if s.error is not None:
         raise s.error
     return s.result

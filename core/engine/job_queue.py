@@ -75,6 +75,14 @@ def setting_id(cfg: GeneralizationConfig, fingerprint: str) -> str:
     return hashlib.sha256(f"{fingerprint}\0{config_key(cfg)}".encode()).hexdigest()[:32]
 
 
+class QueueUnreachable(OSError):
+    """Redis cannot be reached (or answered with an error): the page says so, and the learner tries again.
+    The message names Redis's host and port as the client reports them, never the URL's password."""
+
+    def __init__(self, exc: RedisError):
+        super().__init__(f"the training queue (Redis) cannot be reached: {exc}")
+
+
 class Keys:
     """The Redis keys of one job (``job``) and of its setting (``setting``)."""
 
@@ -247,7 +255,10 @@ class QueueTicket:
         """The job's state after ``timeout`` seconds, or as soon as it is over."""
         deadline = time.monotonic() + timeout
         while True:
-            s = self._read()
+            try:
+                s = self._read()
+            except RedisError as exc:
+                raise QueueUnreachable(exc) from None
             left = deadline - time.monotonic()
             if s.finished or left <= 0:
                 return s
@@ -330,6 +341,12 @@ class QueueFlights:
         self.started = 0  # jobs this replica enqueued
 
     def attach(self, cfg: GeneralizationConfig, eval_every: int = 0, again: bool = False) -> QueueTicket:
+        try:
+            return self._attach(cfg, eval_every, again)
+        except RedisError as exc:
+            raise QueueUnreachable(exc) from None
+
+    def _attach(self, cfg: GeneralizationConfig, eval_every: int, again: bool) -> QueueTicket:
         setting = setting_id(cfg, self.fingerprint)
         keys = Keys(setting)
         with self.redis.lock(keys.lock, timeout=30, blocking_timeout=30):
