@@ -60,3 +60,13 @@ def test_with_a_redis_a_link_trains_on_a_worker_and_another_replica_shows_it_wit
             assert url not in str(at) and "redis://" not in "".join(m.value for m in at.markdown)
         finally:
             stop(worker)
+
+
+def test_a_redis_that_cannot_be_reached_is_a_message_on_the_page_never_the_url(restart, monkeypatch):
+    url = "redis://:do-not-show-me@127.0.0.1:1/0"  # nothing listens on port 1
+    monkeypatch.setenv("VITLAB_REDIS_URL", url)
+    restart()
+    at = page(PAGE, timeout=60, query=LINK)
+    assert not at.exception
+    (error,) = [e.value for e in at.error]
+    assert "Cannot train now: the training queue (Redis) cannot be reached" in error and "do-not-show-me" not in error
