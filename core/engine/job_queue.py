@@ -275,6 +275,8 @@ class QueueTicket:
             return self._over(RuntimeError("the training job disappeared from the queue (Redis was emptied?)"))
         status = job.get_status()
         if status == JobStatus.FINISHED:
+            if (job.return_value() or {}).get("complete"):
+                self._flights.store.forget(self.cfg)  # a re-run replaced the run this replica may remember
             result = self._flights.store.get(self.cfg) if (job.return_value() or {}).get("complete") else None
             return self._over(None, result or RunResult(self.cfg, complete=False))
         if status in (JobStatus.STOPPED, JobStatus.CANCELED):

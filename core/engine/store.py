@@ -57,6 +57,13 @@ class ResultStore:
             except Exception as exc:  # noqa: BLE001 (any archive's failure: SQLite, Redis, a disk)
                 logging.getLogger(__name__).warning("a finished run was not archived (kept in memory): %s: %s", type(exc).__name__, exc)
 
+    def forget(self, cfg: GeneralizationConfig) -> None:
+        """Drop this process's memory of ``cfg`` (not the archive, not a pinned preset): the next ``get`` reads
+        the archive, where another process may have put a newer run of it."""
+        with self._lock:
+            if cfg in self._lru:
+                self._bytes -= self._lru.pop(cfg)[1]
+
     def _remember(self, cfg: GeneralizationConfig, result: RunResult) -> None:
         size = len(pickle.dumps(result))
         with self._lock:

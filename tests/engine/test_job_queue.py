@@ -151,3 +151,14 @@ def test_a_worker_without_the_setting_or_the_redis_says_so(tmp_path):
         assert main(["worker", "--burst"]) == 2
     finally:
         del os.environ["VITLAB_REDIS_URL"]
+
+
+def test_re_run_live_trains_again_and_every_learner_then_gets_the_new_run(redis_url, worker):
+    flights = replica(redis_url)
+    with flights.attach(SMALL) as ticket:
+        first = until(ticket, lambda s: s.finished).result
+    with flights.attach(SMALL, again=True) as ticket:
+        assert ticket.started
+        again = until(ticket, lambda s: s.finished).result
+    assert again is not first and again.seconds != first.seconds and again.rows[0].test_acc == first.rows[0].test_acc
+    assert flights.store.get(SMALL).seconds == again.seconds and flights.started == 2

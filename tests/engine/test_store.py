@@ -28,3 +28,12 @@ def test_incomplete_runs_are_not_kept():
     store = ResultStore()
     store.put(cfg, RunResult(cfg, complete=False))
     assert store.get(cfg) is None
+
+
+def test_forget_drops_only_this_process_memory():
+    cfg = with_value(PRESETS["tiny"], "train", TrainConfig(epochs=3))
+    store = ResultStore()
+    store.put(cfg, _result(cfg))
+    store.forget(cfg)
+    store.forget(cfg)  # twice is once
+    assert store.get(cfg) is None and store.nbytes == 0
