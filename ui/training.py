@@ -63,7 +63,8 @@ class LiveProgress:
         elapsed = time.perf_counter() - self.start
         if s.waiting is not None:
             ahead = "you are next" if s.waiting == 0 else f"{s.waiting} run(s) ahead of you"
-            self.bar.progress(0.0, text=f"Waiting for the server (other learners are training): {ahead}…")
+            self.bar.progress(0.0, text=f"Waiting: {s.note}" if s.note else
+                              f"Waiting for the server (other learners are training): {ahead}…")
             return
         if s.step is None:
             self.bar.progress(0.0, text=f"Starting… {elapsed:.0f} s")

@@ -55,6 +55,7 @@ class Snapshot:
     result: RunResult | None = None  # set when the flight ended (complete or not)
     error: BaseException | None = None  # what stopped it, raised again in every learner's page
     eval_every: int = 0  # the flight's test evaluations (0: no live curve: another learner started it without)
+    note: str = ""  # what the learner should know while waiting (no training worker is running, say)
 
     @property
     def finished(self) -> bool:

@@ -35,7 +35,7 @@ import uuid
 
 from redis import Redis
 from redis.exceptions import RedisError
-from rq import Queue, SimpleWorker, get_current_job
+from rq import Queue, SimpleWorker, Worker, get_current_job
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
@@ -60,6 +60,8 @@ RETRIES = 1  # a job whose worker died is enqueued again this many times, then r
 JOB_TIMEOUT = 3600  # seconds: the longest training one click may ask for runs well within it
 RESULT_SECONDS = 7 * 24 * 3600  # a finished run stays this long after it was last read (and Redis's maxmemory)
 POLL = 0.25  # seconds between two reads of a job's state by a waiting page
+NO_WORKER = ("no training worker is running: the run starts when one is (`python -m core worker` with this "
+             "server's VITLAB_REDIS_URL)")
 
 
 def redis_url() -> str | None:
@@ -286,7 +288,9 @@ class QueueTicket:
         progress = job.get_meta(refresh=False).get("progress") or {}
         waiting = (job.get_position() or 0) if status == JobStatus.QUEUED else progress.get("waiting")
         step = Step(*progress["step"]) if progress.get("step") else None
-        return Snapshot(self._version, waiting, step, list(progress.get("curve", [])), eval_every=self.eval_every)
+        note = NO_WORKER if status == JobStatus.QUEUED and not Worker.count(queue=self._flights.queue) else ""
+        return Snapshot(self._version, waiting, step, list(progress.get("curve", [])), eval_every=self.eval_every,
+                        note=note)
 
     def _heartbeat_lost(self) -> bool:
         """The started job's alive key has been missing ALIVE_SECONDS, by this page's own clock (no two

@@ -162,3 +162,11 @@ def test_re_run_live_trains_again_and_every_learner_then_gets_the_new_run(redis_
         again = until(ticket, lambda s: s.finished).result
     assert again is not first and again.seconds != first.seconds and again.rows[0].test_acc == first.rows[0].test_acc
     assert flights.store.get(SMALL).seconds == again.seconds and flights.started == 2
+
+
+def test_with_no_worker_running_the_page_is_told_so_while_it_waits(redis_url):
+    connect(redis_url).flushdb()  # no worker registered
+    flights = replica(redis_url)
+    with flights.attach(SMALL) as ticket:
+        s = ticket.wait(0)
+        assert s.waiting == 0 and not s.finished and "no training worker is running" in s.note
