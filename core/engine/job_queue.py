@@ -29,6 +29,7 @@ import hashlib
 import json
 import logging
 import os
+import sys
 import threading
 import time
 import uuid
@@ -222,10 +223,24 @@ def work(url: str, burst: bool = False) -> int:
         raise OSError(f"cannot reach the Redis in {URL_VARIABLE}: {exc}") from None
     import torch  # noqa: F401  (now, not in the first job)
 
-    worker = SimpleWorker([Queue(QUEUE, connection=redis, serializer=JSONSerializer)], connection=redis,
-                          serializer=JSONSerializer)
+    # RQ's log lines on stderr (its own default is stdout): stdout is the command's answer (--json)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+    logging.getLogger("rq.worker").addHandler(handler)
+    worker = _CountingWorker([Queue(QUEUE, connection=redis, serializer=JSONSerializer)], connection=redis,
+                             serializer=JSONSerializer)
     worker.work(burst=burst, logging_level="INFO", with_scheduler=False)
-    return worker.successful_job_count + worker.failed_job_count
+    return worker.jobs
+
+
+class _CountingWorker(SimpleWorker):
+    """RQ's SimpleWorker, counting the jobs it took (its own counts live in Redis, gone when it quits)."""
+
+    jobs = 0
+
+    def execute_job(self, job, queue):
+        self.jobs += 1
+        return super().execute_job(job, queue)
 
 
 # ---------------------------------------------------------------- the page's side

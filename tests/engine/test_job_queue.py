@@ -170,3 +170,17 @@ def test_with_no_worker_running_the_page_is_told_so_while_it_waits(redis_url):
     with flights.attach(SMALL) as ticket:
         s = ticket.wait(0)
         assert s.waiting == 0 and not s.finished and "no training worker is running" in s.note
+
+
+def test_a_burst_worker_takes_the_queued_job_and_answers_on_stdout_alone(redis_url):
+    import json
+    import subprocess
+    import sys
+
+    connect(redis_url).flushdb()
+    flights = replica(redis_url)
+    with flights.attach(SMALL):
+        out = subprocess.run([sys.executable, "-m", "core", "worker", "--burst", "--json"], capture_output=True,
+                             text=True, env={**os.environ, "VITLAB_REDIS_URL": redis_url}, timeout=120)
+    assert out.returncode == 0 and json.loads(out.stdout) == {"jobs": 1}, out.stderr[-2000:]
+    assert "Job OK" in out.stderr and "s3cret-word" not in out.stdout + out.stderr
