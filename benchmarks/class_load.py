@@ -26,8 +26,6 @@ import argparse
 import asyncio
 import random
 import statistics
-import subprocess
-import sys
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -37,8 +35,9 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from benchmarks.class_same_setting import command_line_seconds
 from core.lessons.lesson1_patchify import PatchifyConfig, run_patchify
-from support.browser import ROOT, streamlit_server
+from support.browser import streamlit_server
 from support.services import redis_server, start_worker, stop
 
 READING = 8.0  # seconds the learners read the page before pressing Run (its workers start after WARM_DELAY, 5 s)
@@ -147,13 +146,6 @@ async def runs(bases: list[str], epochs: list[int]) -> dict:
     failed = sum(bool(s.exceptions) for s in sessions)
     await asyncio.gather(*(s.close() for s in sessions))
     return {"all_done": time.perf_counter() - start, "median": statistics.median(done), "failed": failed}
-
-
-def command_line_seconds(epochs: int) -> float:
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "core", "generalization", "--epochs", str(epochs), "--json"], cwd=ROOT,
-                   check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
 
 
 def main() -> None:

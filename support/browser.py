@@ -34,15 +34,15 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(python: str = sys.executable, timeout: float = 60, root: Path = ROOT, env: dict | None = None,
-                     args: tuple[str, ...] = ()):
+def streamlit_server(python: str = sys.executable, timeout: float = 60, root: Path = ROOT, env: dict | None = None):
     """Start ``streamlit run app.py`` (of the checkout at ``root``) on a free local port; yield (base_url,
-    seconds_to_healthy, process). ``env``: variables to set for it; ``args``: more ``streamlit run`` options."""
+    seconds_to_healthy, process). ``env``: variables to set for it (Streamlit's own options included, as
+    ``STREAMLIT_…``)."""
     port = free_port()
     start = time.perf_counter()
     proc = subprocess.Popen([python, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                              "--server.port", str(port), "--server.address", "127.0.0.1",
-                             "--browser.gatherUsageStats", "false", *args],
+                             "--browser.gatherUsageStats", "false"],
                             cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             env={**os.environ, **(env or {})})
     url = f"http://127.0.0.1:{port}"

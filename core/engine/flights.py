@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from core.engine.results import RunResult
 from core.engine.run import OnWait, SweepRow, check_sweep_cost, run
@@ -29,7 +29,8 @@ Train = Callable[..., RunResult]
 
 
 class Detached(Exception):
-    """Raised in a flight's wait for the server when every learner has left: it leaves the line."""
+    """Raised in a training's wait for the server when every learner has left: it leaves the line (here and
+    in ``job_queue``'s jobs)."""
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,6 @@ class Step:
 class Snapshot:
     """What an attached learner sees of a flight at one moment."""
 
-    version: int  # grows with every change
     waiting: int | None = None  # place in the server's line (0: next), None once training
     step: Step | None = None
     curve: list[dict] = field(default_factory=list)  # every test-accuracy point so far: model, seed, epoch, test_acc
@@ -68,7 +68,7 @@ class Flight:
     def __init__(self, cfg: GeneralizationConfig, eval_every: int):
         self.cfg, self.eval_every = cfg, eval_every
         self.attached = 0
-        self._state = Snapshot(0, eval_every=eval_every)
+        self._state = Snapshot(eval_every=eval_every)
         self._changed = threading.Condition()
 
     # ------------------------------------------------------------ the training side
@@ -76,7 +76,6 @@ class Flight:
         with self._changed:
             for name, value in changes.items():
                 setattr(self._state, name, value)
-            self._state.version += 1
             self._changed.notify_all()
 
     def on_wait(self, position: int) -> None:
@@ -101,8 +100,7 @@ class Flight:
         """The state after ``timeout`` seconds, or as soon as the flight is over."""
         with self._changed:
             self._changed.wait_for(lambda: self._state.finished, timeout)
-            s = self._state
-            return Snapshot(s.version, s.waiting, s.step, list(s.curve), s.result, s.error, s.eval_every)
+            return replace(self._state, curve=list(self._state.curve))  # a copy: the training appends to its own
 
 
 class Ticket:

@@ -43,7 +43,7 @@ from rq.serializers import JSONSerializer
 
 from core.engine.archive import config_key
 from core.engine.fingerprint import code_fingerprint
-from core.engine.flights import Snapshot, Step
+from core.engine.flights import Detached, Snapshot, Step
 from core.engine.results import RunResult
 from core.engine.run import run
 from core.engine.run_config import GeneralizationConfig
@@ -140,10 +140,6 @@ class RedisArchive:
 
 
 # ---------------------------------------------------------------- the worker's side
-class Stopped(Exception):
-    """Nobody watches the job any more: it leaves the worker machine's line."""
-
-
 class _Reporter:
     """A job's progress in its metadata, and whether anyone still watches it (at most every CHECK_INTERVAL)."""
 
@@ -164,7 +160,7 @@ class _Reporter:
     def on_wait(self, position: int) -> None:
         self.state["waiting"] = position
         if not self.save_and_check():
-            raise Stopped
+            raise Detached
 
     def progress(self, model: str, seed: int, stats: EpochStats, done: int, total: int) -> bool | None:
         self.state["waiting"] = None
@@ -201,7 +197,7 @@ def train_queued(config: dict, eval_every: int, fingerprint: str) -> dict:
     alive = _heartbeat(job.connection, reporter.keys.alive)
     try:
         result = run(cfg, reporter.progress, eval_every=eval_every, on_wait=reporter.on_wait, here=True)
-    except Stopped:
+    except Detached:
         result = RunResult(cfg, complete=False)
     finally:
         alive.set()
@@ -253,7 +249,6 @@ class QueueTicket:
         self.started, self.eval_every = started, eval_every
         self.member = member or uuid.uuid4().hex
         self._attached = True
-        self._version = 0
         self._missing_since: float | None = None  # when this page first saw the job started without a heartbeat
         self._watch()
 
@@ -282,7 +277,6 @@ class QueueTicket:
             time.sleep(min(POLL, left))
 
     def _read(self) -> Snapshot:
-        self._version += 1
         if not self.job_id:  # the setting was stored when this learner asked: over at once
             return self._over(None, self._flights.store.get(self.cfg))
         self._watch()
@@ -292,9 +286,10 @@ class QueueTicket:
             return self._over(RuntimeError("the training job disappeared from the queue (Redis was emptied?)"))
         status = job.get_status()
         if status == JobStatus.FINISHED:
+            result = None
             if (job.return_value() or {}).get("complete"):
                 self._flights.store.forget(self.cfg)  # a re-run replaced the run this replica may remember
-            result = self._flights.store.get(self.cfg) if (job.return_value() or {}).get("complete") else None
+                result = self._flights.store.get(self.cfg)
             return self._over(None, result or RunResult(self.cfg, complete=False))
         if status in (JobStatus.STOPPED, JobStatus.CANCELED):
             return self._over(None, RunResult(self.cfg, complete=False))
@@ -304,8 +299,7 @@ class QueueTicket:
         waiting = (job.get_position() or 0) if status == JobStatus.QUEUED else progress.get("waiting")
         step = Step(*progress["step"]) if progress.get("step") else None
         note = NO_WORKER if status == JobStatus.QUEUED and not Worker.count(queue=self._flights.queue) else ""
-        return Snapshot(self._version, waiting, step, list(progress.get("curve", [])), eval_every=self.eval_every,
-                        note=note)
+        return Snapshot(waiting, step, list(progress.get("curve", [])), eval_every=self.eval_every, note=note)
 
     def _heartbeat_lost(self) -> bool:
         """The started job's alive key has been missing ALIVE_SECONDS, by this page's own clock (no two
@@ -331,7 +325,7 @@ class QueueTicket:
         return self._over(RuntimeError("the training failed on a worker: " + (last[-1] if last else "no reason given")))
 
     def _over(self, error: BaseException | None, result: RunResult | None = None) -> Snapshot:
-        return Snapshot(self._version, result=result, error=error, eval_every=self.eval_every)
+        return Snapshot(result=result, error=error, eval_every=self.eval_every)
 
     def detach(self) -> None:
         if not self._attached or not self.job_id:
