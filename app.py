@@ -3,13 +3,12 @@ on a fresh server."""
 
 import streamlit as st
 
-from core.data.shapes import valid_centres
+from core.engine.results import mean_grid
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from ui.exercise_panel import progress
 from ui.figures import model_figures
 from ui.lesson_list import LESSONS
 from ui.results_store import result_store
-from ui.run_results import both_shapes_grid
 from ui.widgets import chart, navigation
 
 LESSON = PRESETS["lesson"]
@@ -23,10 +22,10 @@ def finding() -> None:
     if result is None:  # no shipped run for this code: the home page still works without its picture
         return
     d = LESSON.data
-    centres = list(valid_centres(d.img_size))
+    centres = list(d.kind.centres(d.img_size))
     cols = st.columns([1.4, 2, 2])  # the question first: on a phone the columns stack, its link stays in view
     for col, (name, model) in zip(cols[1:], PUZZLE.items(), strict=True):
-        chart(model_figures.position_map_figure(both_shapes_grid(result, model), centres, d.train_range, d.test_range,
+        chart(model_figures.position_map_figure(mean_grid(result, model), centres, d.train_range, d.test_range,
                                                 f"{name}: accuracy at each centre (%)"), col, key=f"home_{model}")
     cols[0].markdown(
         "**Two models, one task: plus or circle?** Both learned from shapes centred inside the solid square and "

@@ -163,10 +163,14 @@ def cmd_probe(args: argparse.Namespace) -> dict:
     if args.seed not in cfg.train.seeds:
         raise ValueError(f"seed {args.seed} is not in the {args.preset} run; choose from {list(cfg.train.seeds)}")
     cx, cy = args.centre
+    shape = args.shape or cfg.data.kind.classes[0]
 
     def one(x: int, y: int) -> dict:
-        p = probe(result, args.model, args.seed, args.shape, x, y)
-        out = {"centre": [x, y], "p_circle": p.p_circle, "p_right": p.p_true}
+        p = probe(result, args.model, args.seed, shape, x, y)
+        out = {"centre": [x, y], "p_right": p.p_true,
+               "probabilities": {m: dict(zip(p.classes, ps, strict=True)) for m, ps in p.probs.items()}}
+        if "circle" in p.classes:  # the lesson's shapes: every model's probability of "circle", as before
+            out["p_circle"] = {m: ps[p.classes.index("circle")] for m, ps in p.probs.items()}
         if p.attention:
             out |= {"attention": [a.tolist() for a in p.attention], "rollout": p.rollout.tolist(),
                     "distance": [d.tolist() for d in p.distance]}
@@ -174,7 +178,7 @@ def cmd_probe(args: argparse.Namespace) -> dict:
             out |= {"peaks": p.peaks}
         return out
 
-    out = {"preset": args.preset, "model": args.model, "seed": args.seed, "shape": args.shape,
+    out = {"preset": args.preset, "model": args.model, "seed": args.seed, "shape": shape,
            "probe": one(cx, cy), "seen": one(*seen_centre(result, cx, cy))}
     if out["probe"].get("attention") is not None:
         untrained, trained = distances(result, args.model, args.seed)
@@ -263,7 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--preset", default="lesson", choices=list(SHIPPED))
     p.add_argument("--model", default="vit")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--shape", default="plus", choices=("plus", "circle"))
+    p.add_argument("--shape", default=None, help="the class drawn: plus or circle (default plus), or a digit 0-9 "
+                                                "for lesson 5's presets (default 0)")
     p.add_argument("--centre", type=int, nargs=2, default=(3, 4), metavar=("CX", "CY"))
     p.add_argument("--workers", type=int, help="if it must train: parallel worker processes")
     p.add_argument("--json", action="store_true", help="print one JSON object")

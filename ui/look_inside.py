@@ -1,5 +1,5 @@
-"""The "Look inside" section of the training pages (lessons 3 and 4): probe any trained (model, seed) of the
-run at any shape and centre, by controls or by clicking its generalization map; the same shape at the
+"""The "Look inside" section of the training pages (lessons 3 to 5): probe any trained (model, seed) of the
+run at any class (a shape or a digit) and centre, by controls or by clicking its generalization map; the same shape at the
 nearest training centre beside it; attention distances; the position table and what shuffling it costs.
 Each page passes its own key prefix, so no two pages share a control (their values live in the URL)."""
 
@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.data.shapes import SHAPES, valid_centres
 from core.engine.results import RunResult, position_grid
 from core.inspect.attention_maps import similarity_grid
 from core.inspect.trained_model import (
@@ -41,11 +40,12 @@ def controls(result: RunResult, prefix: str) -> tuple[str, int, str, int, int] |
     if not models:
         st.info("This run kept no trained weights (it was stored before weights were kept): re-run it to look inside.")
         return None
-    centres = list(valid_centres(result.config.data.img_size))
+    d = result.config.data
+    centres = list(d.kind.centres(d.img_size))
     c1, c2, c3 = st.columns(3)
     name = c1.selectbox("Model", models, format_func=model_figures.label, key=f"{prefix}probe_model", bind=URL)
     seed = c2.selectbox("Seed", list(result.config.train.seeds), key=f"{prefix}probe_seed", bind=URL)
-    shape = c3.radio("Shape", SHAPES, horizontal=True, key=f"{prefix}probe_shape", bind=URL)
+    shape = c3.radio("Class drawn", d.kind.classes, horizontal=True, key=f"{prefix}probe_shape", bind=URL)
     unseen = result.config.data.test_range[0]
     c1, c2 = st.columns(2)
     cx = c1.select_slider("Centre cx", centres, unseen, key=f"{prefix}probe_cx", bind=URL)
@@ -55,9 +55,9 @@ def controls(result: RunResult, prefix: str) -> tuple[str, int, str, int, int] |
 
 def clickable_map(result: RunResult, prefix: str, name: str, shape: str, cx: int, cy: int) -> None:
     d = result.config.data
-    fig = model_figures.probe_map_figure(position_grid(result, name, shape), list(valid_centres(d.img_size)), d.train_range,
+    fig = model_figures.probe_map_figure(position_grid(result, name, shape), list(d.kind.centres(d.img_size)), d.train_range,
                                   d.test_range, (cx, cy), f"{model_figures.label(name)} · {shape}: click a cell to probe it "
-                                  "(red box: probed now)")
+                                  "(red box: probed now)", chance=d.kind.chance)
     ready_to_draw(fig, st)
     st.plotly_chart(fig, key=f"{prefix}probe_click", on_select=lambda: _select_cell(prefix), selection_mode="points",
                     config=PLOTLY_CONFIG, width="stretch")
@@ -98,9 +98,9 @@ def seen_vs_unseen(result: RunResult, name: str, seed: int, shape: str, cx: int,
     # Every model's answer as one static table (a bench has 16 models: one metric each cost the tab's first
     # draw more than its charts; benchmarks/browser_latency.py)
     st.markdown(f"**Every model of the run, seed {seed}: probability of the right answer**")
-    st.table(pd.DataFrame({"model": [model_figures.label(m) for m in here.p_circle],
-                           f"at ({cx}, {cy})": [here.p_right(m) for m in here.p_circle],
-                           f"at ({sx}, {sy}), seen": [there.p_right(m) for m in there.p_circle]})
+    st.table(pd.DataFrame({"model": [model_figures.label(m) for m in here.probs],
+                           f"at ({cx}, {cy})": [here.p_right(m) for m in here.probs],
+                           f"at ({sx}, {sy}), seen": [there.p_right(m) for m in there.probs]})
              .set_index("model").style.format("{:.2f}"))
     if here.rollout is not None:
         st.markdown(f"Below, for the chosen model: its {term('rollout', 'attention rollout')} over each input (and, "
@@ -191,8 +191,8 @@ def notes(here: Probe, there: Probe, dist: tuple[np.ndarray, np.ndarray] | None)
 def look_inside(result: RunResult, prefix: str) -> None:
     """The whole section; ``prefix`` keeps its control keys unique to the page."""
     st.caption("The trained models themselves, from the weights the run kept: nothing is trained here. Pick a model, "
-               "a seed, a shape and a centre (or click a cell of the map), and compare it with the same shape at the "
-               "nearest training centre.")
+               "a seed, a class (a shape or a digit: its first map image) and a centre (or click a cell of the map), and "
+               "compare it with the same image at the nearest training centre.")
     chosen = controls(result, prefix)
     if chosen is None:
         return

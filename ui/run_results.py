@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.data.shapes import make_image, valid_centres
-from core.engine.results import RunResult, position_grid, summary
+from core.data.position_split import Data, DataConfig, make_data
+from core.engine.results import RunResult, mean_grid, position_grid, summary
 from core.engine.run_config import GeneralizationConfig
 from core.engine.verdict import Verdict, judge_prediction, verdicts
 from core.models.model_config import ModelConfig
@@ -25,18 +25,25 @@ PREDICTION_WORDS = {"right": "✅ **right**", "possible": "🤔 **not ruled out,
                     "into your band, more seeds would decide", "wrong": "❌ **not what happened**"}
 
 
+@st.cache_resource(max_entries=8, show_spinner=False)
+def run_data(d: DataConfig) -> Data:
+    """A run's images (training, test, map), made once per data setting and shared: never written to."""
+    return make_data(d)
+
+
 def the_split(cfg: GeneralizationConfig) -> None:
-    """The experiment as a picture, before any result: a plus and a circle at a training centre and at an
-    unseen test centre, as the models see them."""
+    """The experiment as a picture, before any result: the first two classes (a plus and a circle; two digits)
+    at a training centre and at an unseen test centre, as the models see them."""
     d = cfg.data
+    kind = d.kind
     seen, unseen = (sum(d.train_range) // 2,) * 2, (d.test_range[0],) * 2
     images, captions = [], []
     for (cx, cy), where in ((seen, "in training"), (unseen, "unseen: test")):
-        for shape in ("plus", "circle"):
-            images.append(make_image(shape, cx, cy, d.img_size))
-            captions.append(f"{shape} at ({cx}, {cy})<br>{where}")
+        for index in (0, 1):
+            images.append(kind.example(d.data_seed, index, cx, cy, d.img_size))
+            captions.append(f"{kind.name_of(index)} at ({cx}, {cy})<br>{where}")
     chart(image_figures.image_gallery(
-        images, captions, title=f"Trained on shapes centred at {d.train_range[0]}..{d.train_range[1]}, tested at "
+        images, captions, title=f"Trained on {kind.noun} centred at {d.train_range[0]}..{d.train_range[1]}, tested at "
                                 f"{d.test_range[0]}..{d.test_range[1]}: places never seen in training",
         table=[{"image": c.replace("<br>", ", ")} for c in captions]), key="the_split")
 
@@ -99,7 +106,7 @@ def accuracy_and_curves(result: RunResult) -> None:
     if not rows:
         return
     c1, c2 = st.columns(2)
-    chart(model_figures.accuracy_bars(rows), c1)
+    chart(model_figures.accuracy_bars(rows, chance=result.config.data.kind.chance), c1)
     curves = [asdict(c) for c in result.curves]
     chart(model_figures.curves_figure(curves, "loss", "Training loss"), c2)
     evaluated = [c for c in curves if c["test_acc"] is not None]
@@ -112,16 +119,21 @@ def accuracy_and_curves(result: RunResult) -> None:
 
 
 def generalization_maps(cfg: GeneralizationConfig, result: RunResult) -> None:
-    st.caption("Both shapes at every centre where they fit, classified by the trained models (mean over seeds; the "
+    kind = cfg.data.kind
+    two = len(kind.classes) == 2  # two classes: a map each; more: one map of every class
+    st.caption(("Each class" if two else f"Five test images of each of the {len(kind.classes)} classes")
+               + " at every centre where it fits, classified by the trained models (mean over seeds; the "
                "number in each cell is the accuracy there). Solid outline: training centres. Dashed: the test "
-               "centres. Blue: right, orange: wrong, white: chance.")
+               f"centres. Blue: right, orange: wrong, white: chance ({kind.chance:.0%}).")
+    centres = list(kind.centres(cfg.data.img_size))
     for m in cfg.models:
         if not any(p.model == m for p in result.position_map):
             continue
-        for col, shape in zip(st.columns(2), ("plus", "circle"), strict=True):
-            chart(model_figures.position_map_figure(position_grid(result, m, shape), list(valid_centres(cfg.data.img_size)),
-                                             cfg.data.train_range,
-                                             cfg.data.test_range, f"{model_figures.label(m)} · {shape}"), col)
+        maps = ({kind.name_of(i): position_grid(result, m, c) for i, c in enumerate(kind.classes)} if two
+                else {"every class": mean_grid(result, m)})
+        for col, (title, grid) in zip(st.columns(2), maps.items(), strict=False):
+            chart(model_figures.position_map_figure(grid, centres, cfg.data.train_range, cfg.data.test_range,
+                                                    f"{model_figures.label(m)} · {title}", chance=kind.chance), col)
 
 
 def misclassified(cfg: GeneralizationConfig, result: RunResult) -> None:
@@ -137,13 +149,14 @@ def misclassified(cfg: GeneralizationConfig, result: RunResult) -> None:
         st.success(f"{model_figures.label(who)}, seed {seed}: every one of the {n} test images classified correctly.")
         return
     shown = wrong[:12]
-    imgs = [make_image("circle" if p.label else "plus", p.cx, p.cy, cfg.data.img_size) for p in shown]
-    caps = [f"{'circle' if p.label else 'plus'} ({p.cx},{p.cy})<br>p(circle) {p.p_circle:.2f}" for p in shown]
+    Xte, name = run_data(cfg.data).Xte, cfg.data.kind.classes  # the test images themselves (real digits too)
+    imgs = [Xte[p.index, 0].numpy() for p in shown]
+    caps = [f"{name[p.label]} ({p.cx},{p.cy})<br>said {name[p.answer()[0]]}, p {p.answer()[1]:.2f}" for p in shown]
     chart(image_figures.image_gallery(imgs, caps, title=f"{model_figures.label(who)}, seed {seed}: {len(wrong)} of {n} test images "
-                               f"wrong ({1 - len(wrong) / n:.1%} right); the first {len(shown)}, with the true shape, "
-                               "its centre (cx, cy) and the predicted probability of circle",
-                               table=[{"shape": "circle" if p.label else "plus", "cx": p.cx, "cy": p.cy,
-                                       "p(circle)": round(p.p_circle, 3)} for p in wrong]))
+                               f"wrong ({1 - len(wrong) / n:.1%} right); the first {len(shown)}, with the true class, "
+                               "its centre (cx, cy), what the model said and its probability",
+                               table=[{"class": name[p.label], "cx": p.cx, "cy": p.cy, "said": name[p.answer()[0]],
+                                       "p": round(p.answer()[1], 3)} for p in wrong]))
 
 
 def downloads(result: RunResult, link: str) -> None:
@@ -158,9 +171,9 @@ def downloads(result: RunResult, link: str) -> None:
 
 
 @st.cache_data(show_spinner=False)
-def parameters(name: str, model: ModelConfig, img_size: int) -> int:
+def parameters(name: str, model: ModelConfig, img_size: int, outputs: int = 1) -> int:
     """How many parameters the model ``name`` has at these settings."""
-    return sum(p.numel() for p in build(name, model, img_size, 0).parameters())
+    return sum(p.numel() for p in build(name, model, img_size, 0, outputs).parameters())
 
 
 def ranking_table(result: RunResult, v: dict[str, Verdict], groups: dict[str, str]) -> None:
@@ -172,31 +185,28 @@ def ranking_table(result: RunResult, v: dict[str, Verdict], groups: dict[str, st
     table = pd.DataFrame([{
         "model": model_figures.label(m), "group": groups[m], "test (unseen)": v[m].interval.mean,
         "95 % interval": f"{v[m].interval.lo:.0%}–{v[m].interval.hi:.0%}", "verdict": v[m].band,
-        "train": s[m].train_mean, "parameters": parameters(m, cfg.model, cfg.data.img_size), "seconds per seed": seconds[m]} for m in v])
+        "train": s[m].train_mean, "parameters": parameters(m, cfg.model, cfg.data.img_size, cfg.data.kind.outputs), "seconds per seed": seconds[m]} for m in v])
     st.dataframe(table.style.format({"test (unseen)": "{:.1%}", "train": "{:.1%}", "seconds per seed": "{:.1f}",
                                      "parameters": "{:,}"}), width="stretch", hide_index=True)
     chart(model_figures.ranking_figure([{"model": m, "mean": x.interval.mean, "lo": x.interval.lo, "hi": x.interval.hi,
-                                         "group": groups[m]} for m, x in v.items()]))
-
-
-def both_shapes_grid(result: RunResult, model: str) -> np.ndarray:
-    """The model's accuracy at each centre, plus and circle averaged (mean over seeds)."""
-    return np.nanmean([position_grid(result, model, shape) for shape in ("plus", "circle")], axis=0)
+                                         "group": groups[m]} for m, x in v.items()], chance=cfg.data.kind.chance))
 
 
 def maps_grid(cfg: GeneralizationConfig, result: RunResult, v: dict[str, Verdict], columns: int = 4) -> None:
     """Every model's map at one colour scale, in ``columns`` columns read top to bottom (the bench's order). One
     figure per column, not one per model (a chart costs the browser far more than a subplot) and not one for
     all (on a phone Streamlit stacks columns, so each map is as wide as the screen, not a quarter of it)."""
-    st.caption("Accuracy at every centre, both shapes averaged, mean over seeds (hover for the number; *Show "
-               "numbers* in the sidebar lists them). Solid square: training centres; dashed: the test centres. "
-               "Blue: right (100 %), orange: wrong (0 %), white: chance (50 %). One colour scale for every model.")
-    grids = {m: both_shapes_grid(result, m) for m in v}
+    kind = cfg.data.kind
+    st.caption(f"Accuracy at every centre, every class averaged ({kind.label}), mean over seeds (hover for the number; "
+               "*Show numbers* in the sidebar lists them). Solid square: training centres; dashed: the test centres. "
+               f"Blue: right (100 %), orange: wrong (0 %), white: chance ({kind.chance:.0%}). One colour scale for "
+               "every model.")
+    grids = {m: mean_grid(result, m) for m in v}
     names = list(grids)
     per = -(-len(names) // columns)
     for i, col in enumerate(st.columns(columns)):
         part = {m: grids[m] for m in names[i * per:(i + 1) * per]}
         if part:
-            chart(model_figures.maps_grid_figure(part, list(valid_centres(cfg.data.img_size)), cfg.data.train_range,
-                                                 cfg.data.test_range, None, cols=1, colorbar=False),
+            chart(model_figures.maps_grid_figure(part, list(cfg.data.kind.centres(cfg.data.img_size)), cfg.data.train_range,
+                                                 cfg.data.test_range, None, cols=1, colorbar=False, chance=kind.chance),
                   col, key=f"maps_grid_{i}")

@@ -1,5 +1,6 @@
 """The experiment's images: training and test sets drawn as the lesson draws them, and the grid of
-every position behind the generalization map."""
+every position behind the generalization map; what is drawn (the lesson's shapes or real digits) is the
+config's ``dataset`` (``core/data/datasets.py``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from core.data.shapes import all_positions, check_range, make_dataset, max_distinct, valid_centres
+from core.data.datasets import Dataset, dataset
 
 MAX_IMAGES = 100_000
 
@@ -21,6 +22,7 @@ class DataConfig:
     test_range: tuple[int, int] = (3, 4)  # inclusive: never seen in training
     img_size: int = 16
     data_seed: int = 1
+    dataset: str = "shapes"  # a name in core.data.datasets.DATASETS
 
     def __post_init__(self) -> None:
         for name in ("n_train", "n_test"):
@@ -33,45 +35,63 @@ class DataConfig:
             raise ValueError(f"data_seed must be in 0..2**32-1, got {self.data_seed}")
         object.__setattr__(self, "train_range", tuple(self.train_range))
         object.__setattr__(self, "test_range", tuple(self.test_range))
-        check_range(self.train_range, self.img_size, "training position range")
-        check_range(self.test_range, self.img_size, "test position range")
+        kind = dataset(self.dataset)  # unknown names raise here
+        check_range(kind, self.train_range, self.img_size, "training position range")
+        check_range(kind, self.test_range, self.img_size, "test position range")
         # The lesson is about positions never seen in training: a shared centre would make part of the
         # test "seen" while every label on the page calls it unseen, so overlapping ranges are refused.
         (a, b), (c, d) = self.train_range, self.test_range
         if max(a, c) <= min(b, d):
-            lo, hi = valid_centres(self.img_size)[0], valid_centres(self.img_size)[-1]
+            lo, hi = kind.centres(self.img_size)[0], kind.centres(self.img_size)[-1]
             free = [f"{x}..{y}" for x, y in ((lo, a - 1), (b + 1, hi)) if x <= y]
             raise ValueError(f"test centres {c}..{d} overlap training centres {a}..{b}: the test must be at unseen "
                              "positions, " + (f"within {' or '.join(free)}" if free else
                                               f"so leave some of {lo}..{hi} out of the training range"))
 
+    @property
+    def kind(self) -> Dataset:
+        """What is drawn at a centre, its classes and where it fits."""
+        return dataset(self.dataset)
 
+
+def check_range(kind: Dataset, position_range: tuple[int, int], size: int, name: str = "position range") -> None:
+    """An inclusive range (lo, hi) of centre coordinates at which ``kind``'s patterns fit a size x size image."""
+    if len(position_range) != 2:
+        raise ValueError(f"{name} must be two numbers LO HI, got {position_range}")
+    lo, hi = position_range
+    if hi < lo:
+        raise ValueError(f"{name} {lo}..{hi} is empty: the upper end must be at least the lower")
+    fits = kind.centres(size)
+    if lo < fits[0] or hi > fits[-1]:
+        raise ValueError(f"{name} {lo}..{hi} does not fit a {size}x{size} image: {kind.pattern}, so centres must be "
+                         f"in {fits[0]}..{fits[-1]}")
 
 
 @dataclass(frozen=True)
 class Data:
     Xtr: torch.Tensor  # (n_train, 1, H, W)
-    ytr: torch.Tensor  # (n_train,): 0 plus, 1 circle
+    ytr: torch.Tensor  # (n_train,): the class index; float 0/1 for two classes (one logit), else int64
     Xte: torch.Tensor  # (n_test, 1, H, W)
     yte: torch.Tensor
     test_centres: np.ndarray  # (n_test, 2): (cx, cy)
-    grid_X: torch.Tensor  # both shapes at every centre that fits
+    grid_X: torch.Tensor  # every class at every centre that fits (the shapes; five test digits of each digit)
     grid_y: torch.Tensor
     grid_centres: np.ndarray
 
 
 def make_data(d: DataConfig) -> Data:
-    """One generator for both sets, training first: with data_seed 1 these are the lesson's images."""
-    rng = np.random.default_rng(d.data_seed)
-    tr = make_dataset(rng, d.n_train, d.train_range, d.img_size)
-    te = make_dataset(rng, d.n_test, d.test_range, d.img_size)
-    grid = all_positions(d.img_size)
+    """One generator for every draw, training first: with data_seed 1 the shapes are the lesson's images."""
+    kind = d.kind
+    tr, te, grid = kind.draw(np.random.default_rng(d.data_seed), d.n_train, d.train_range, d.n_test, d.test_range,
+                             d.img_size)
+    label_type = torch.float32 if kind.outputs == 1 else torch.int64  # binary cross-entropy, or cross-entropy
 
     def t(a: np.ndarray) -> torch.Tensor:
         return torch.from_numpy(a)
 
-    return Data(t(tr.images).unsqueeze(1), t(tr.labels), t(te.images).unsqueeze(1), t(te.labels), te.centres,
-                t(grid.images).unsqueeze(1), t(grid.labels), grid.centres)
+    return Data(t(tr.images).unsqueeze(1), t(tr.labels).to(label_type), t(te.images).unsqueeze(1),
+                t(te.labels).to(label_type), te.centres, t(grid.images).unsqueeze(1), t(grid.labels).to(label_type),
+                grid.centres)
 
 
 def distinct(X: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -89,4 +109,4 @@ def distinct_training_images(d: DataConfig) -> int:
 
 def max_distinct_training_images(d: DataConfig) -> int:
     """An upper bound on ``distinct_training_images`` without drawing the data (for planning)."""
-    return max_distinct(d.n_train, d.train_range)
+    return min(d.n_train, d.kind.possible_images(d.train_range))

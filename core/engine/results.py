@@ -7,7 +7,6 @@ from dataclasses import asdict, dataclass, field, fields, replace
 
 import numpy as np
 
-from core.data.shapes import SHAPES, valid_centres
 from core.engine.run_config import GeneralizationConfig
 
 
@@ -38,19 +37,27 @@ class TestPrediction:
     index: int
     cx: int
     cy: int
-    label: int  # 0 plus, 1 circle
-    p_circle: float
+    label: int  # the class index: 0 plus, 1 circle; or the digit's index in the dataset's classes
+    p_circle: float | None  # two classes: the probability of class 1 (circle); None with more classes
     correct: bool
+    given: int | None = None  # more than two classes: the class the model gave, and its probability
+    p_given: float | None = None
+
+    def answer(self) -> tuple[int, float]:
+        """(the class the model gave, its probability), whatever the number of classes."""
+        if self.p_circle is None:
+            return self.given, self.p_given
+        return int(self.p_circle > 0.5), max(self.p_circle, 1 - self.p_circle)
 
 
 @dataclass(frozen=True)
 class PositionScore:
     model: str
     seed: int
-    shape: str
+    shape: str  # the class's name: "plus", "circle", or a digit
     cx: int
     cy: int
-    correct: float  # 1.0 or 0.0
+    correct: float  # the share of that class's map images the model got right there (the shapes: 1.0 or 0.0)
 
 
 @dataclass
@@ -94,6 +101,9 @@ class RunResult:
         out["config"] = self.config.to_json()
         for f in ("rows", "curves", "test_predictions", "position_map"):
             out[f] = [asdict(x) for x in out[f]]
+        for p in out["test_predictions"]:  # two classes say it all in p_circle: no empty fields per image
+            if p["given"] is None:
+                del p["given"], p["p_given"]
         return out
 
     @classmethod
@@ -132,10 +142,12 @@ def summary(result: RunResult) -> dict[str, ModelSummary]:
 
 
 def position_grid(result: RunResult, model: str, shape: str) -> np.ndarray:
-    """(rows=cy, cols=cx) accuracy at each valid centre, averaged over seeds; NaN where not measured."""
-    if shape not in SHAPES:
-        raise ValueError(f"shape must be one of {SHAPES}, got {shape!r}")
-    centres = list(valid_centres(result.config.data.img_size))
+    """(rows=cy, cols=cx) accuracy of one class at each valid centre, averaged over seeds; NaN where not
+    measured."""
+    kind = result.config.data.kind
+    if shape not in kind.classes:
+        raise ValueError(f"shape must be one of {kind.classes}, got {shape!r}")
+    centres = list(kind.centres(result.config.data.img_size))
     index = {c: i for i, c in enumerate(centres)}
     total = np.zeros((len(centres), len(centres)))
     count = np.zeros_like(total)
@@ -145,3 +157,10 @@ def position_grid(result: RunResult, model: str, shape: str) -> np.ndarray:
             count[index[p.cy], index[p.cx]] += 1
     with np.errstate(invalid="ignore"):
         return total / np.where(count > 0, count, np.nan)
+
+
+def mean_grid(result: RunResult, model: str) -> np.ndarray:
+    """(rows=cy, cols=cx) accuracy at each valid centre over every class (the classes are balanced)."""
+    grids = [position_grid(result, model, c) for c in result.config.data.kind.classes]
+    with np.errstate(invalid="ignore"):
+        return np.nanmean(grids, axis=0)

@@ -25,7 +25,7 @@ from core.engine.planning import MAX_SWEEP_COST, check_cost, plan, relative_cost
 from core.engine.pool import Job, Pool, server_pool
 from core.engine.results import CurvePoint, PositionScore, RunResult, SeedResult, TestPrediction
 from core.engine.run_config import GeneralizationConfig, Sweep, with_value
-from core.engine.train import EpochStats, predict, train
+from core.engine.train import EpochStats, predict, predicted, train
 from core.models.registry import build, spec
 
 # progress(model, seed, stats, done_epochs, total_epochs) -> False to stop
@@ -68,7 +68,7 @@ def train_job(cfg: GeneralizationConfig, name: str, seed: int, eval_every: int =
     """Train one (model, seed) pair and collect everything the page shows about it (a partial result).
     ``report`` gets its progress: see ``every``."""
     data = _data(cfg.data)
-    model = build(name, cfg.model, cfg.data.img_size, seed)
+    model = build(name, cfg.model, cfg.data.img_size, seed, cfg.data.kind.outputs)
     report = None if report is None else every(report, cfg.train.epochs)
     tr = train(model, data.Xtr, data.ytr, data.Xte, data.yte, cfg.train.epochs, cfg.train.lr, report, eval_every,
                chunk)
@@ -93,15 +93,27 @@ def state_bytes(model: torch.nn.Module) -> bytes:
 
 
 def _collect_predictions(part: RunResult, name: str, seed: int, test_logits: torch.Tensor, model, data: Data) -> None:
-    probs = torch.sigmoid(test_logits).numpy()
-    for i, (p, y) in enumerate(zip(probs, data.yte.numpy(), strict=True)):
-        cx, cy = data.test_centres[i]
-        part.test_predictions.append(TestPrediction(name, seed, i, int(cx), int(cy), int(y), float(p),
-                                                    bool((p > 0.5) == (y > 0.5))))
-    grid_pred = (predict(model, data.grid_X) > 0).float().numpy()
-    for (cx, cy), y, pred in zip(data.grid_centres, data.grid_y.numpy(), grid_pred, strict=True):
-        part.position_map.append(PositionScore(name, seed, "plus" if y == 0 else "circle", int(cx), int(cy),
-                                               float(pred == y)))
+    classes = part.config.data.kind.classes
+    if test_logits.ndim == 1:  # two classes, one logit: the probability of class 1 ("circle")
+        probs = torch.sigmoid(test_logits).numpy()
+        for i, (p, y) in enumerate(zip(probs, data.yte.numpy(), strict=True)):
+            cx, cy = data.test_centres[i]
+            part.test_predictions.append(TestPrediction(name, seed, i, int(cx), int(cy), int(y), float(p),
+                                                        bool((p > 0.5) == (y > 0.5))))
+    else:  # K classes: the class given and its probability
+        probs = torch.softmax(test_logits, dim=-1)  # (n_test, K)
+        given = probs.argmax(dim=-1)
+        for i, (k, y) in enumerate(zip(given.tolist(), data.yte.tolist(), strict=True)):
+            cx, cy = data.test_centres[i]
+            part.test_predictions.append(TestPrediction(name, seed, i, int(cx), int(cy), int(y), None, k == y, k,
+                                                        float(probs[i, k])))
+    # the map: each class's share right at each centre (the shapes: one image per class and centre)
+    right = (predicted(predict(model, data.grid_X)).to(data.grid_y.dtype) == data.grid_y).numpy()
+    cells: dict[tuple[int, int, int], list[bool]] = {}
+    for (cx, cy), y, ok in zip(data.grid_centres.tolist(), data.grid_y.tolist(), right.tolist(), strict=True):
+        cells.setdefault((int(y), cx, cy), []).append(ok)
+    for (y, cx, cy), oks in cells.items():
+        part.position_map.append(PositionScore(name, seed, classes[y], cx, cy, sum(oks) / len(oks)))
 
 
 def forced_workers() -> int | None:

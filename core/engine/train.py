@@ -11,6 +11,9 @@ so it equals the mean over the *distinct* images weighted by how often each was 
 mathematics (and the same gradient) for a fraction of the arithmetic. Only float rounding differs.
 The test sets repeat themselves more (150 draws at the 4 unseen centres hold 8 distinct images), so the
 live curve's test points are counted the same way: 8 images evaluated instead of 150.
+
+Two classes are the lesson's task: one logit per image and a binary cross-entropy. More classes (lesson 5's
+ten digits) give one logit per class and a cross-entropy; everything else is the same loop.
 """
 
 from __future__ import annotations
@@ -71,14 +74,26 @@ def predict(model: nn.Module, X: torch.Tensor, chunk: int = EVAL_CHUNK) -> torch
         model.train(was_training)
 
 
+def predicted(logits: torch.Tensor) -> torch.Tensor:
+    """The class each image is given: logit > 0 for one logit per image (B,), the largest of (B, K) logits."""
+    return logits > 0 if logits.ndim == 1 else logits.argmax(dim=-1)
+
+
+def loss_sum(logits: torch.Tensor, y: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """Each image's cross-entropy times its weight, summed: binary for one logit per image, else over K."""
+    if logits.ndim == 1:
+        return F.binary_cross_entropy_with_logits(logits, y, weight=weight, reduction="sum")
+    return (F.cross_entropy(logits, y, reduction="none") * weight).sum()
+
+
 def accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:
-    return ((logits > 0).float() == y).float().mean().item()
+    return (predicted(logits).to(y.dtype) == y).float().mean().item()
 
 
 def weighted_accuracy(logits: torch.Tensor, y: torch.Tensor, counts: torch.Tensor) -> float:
     """The accuracy over a set given by its distinct examples and how often each occurs: the same float
     as ``accuracy`` over the full set (a whole number of correct examples over the set's size)."""
-    correct = ((logits > 0).to(y.dtype) == y).to(counts.dtype)  # (u,) 1 where right
+    correct = (predicted(logits).to(y.dtype) == y).to(counts.dtype)  # (u,) 1 where right
     return ((correct * counts).sum().to(torch.float32) / counts.sum().to(torch.float32)).item()
 
 
@@ -115,7 +130,7 @@ def train(model: nn.Module, Xtr: torch.Tensor, ytr: torch.Tensor, Xte: torch.Ten
         opt.zero_grad()
         if not dedup and step >= n:
             logits = model(Xtr)  # the lesson's step, as written
-            loss = F.binary_cross_entropy_with_logits(logits, ytr)
+            loss = F.binary_cross_entropy_with_logits(logits, ytr) if logits.ndim == 1 else F.cross_entropy(logits, ytr)
             loss.backward()
             loss_value, train_acc = loss.item(), accuracy(logits.detach(), ytr)
         else:
@@ -123,10 +138,10 @@ def train(model: nn.Module, Xtr: torch.Tensor, ytr: torch.Tensor, Xte: torch.Ten
             for i in range(0, len(Xfit), step):
                 xb, yb, wb, cb = Xfit[i:i + step], yfit[i:i + step], share[i:i + step], counts[i:i + step]
                 logits = model(xb)
-                part = F.binary_cross_entropy_with_logits(logits, yb, weight=wb, reduction="sum")
+                part = loss_sum(logits, yb, wb)
                 part.backward()
                 loss_value += part.item()
-                correct += (((logits.detach() > 0).to(yb.dtype) == yb) * cb).sum().item()
+                correct += ((predicted(logits.detach()).to(yb.dtype) == yb) * cb).sum().item()
             train_acc = correct / n
         if not math.isfinite(loss_value) or loss_value > DIVERGED_LOSS:
             diverged_at = epoch

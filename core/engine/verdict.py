@@ -4,7 +4,8 @@ Two things make a test accuracy uncertain. The **seeds**: one seed can train and
 three seeds the mean moves a lot (a t-interval over the seeds' accuracies). The **test set**: 150
 images measure an accuracy to a few percent even when every seed agrees (a Wilson interval on all the
 test predictions of one seed: every seed is tested on the same images). We report the union of the two, which is never narrower than either, and
-call a model "not distinguishable from chance" when its interval contains 50 %, and "as good as" the
+call a model "not distinguishable from chance" when its interval contains chance (50 % for two classes,
+10 % for ten digits), and "as good as" the
 best model when their intervals overlap. With one seed only the test-set part is known, and the
 verdict says so.
 """
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 from core.engine.results import RunResult, summary
 
-CHANCE = 0.5
+CHANCE = 0.5  # two balanced classes; a run's own is its dataset's (``Dataset.chance``)
 Z95 = 1.959964  # the normal quantile for a two-sided 95 % interval
 # Student's t quantile (two-sided 95 %) by degrees of freedom; beyond the table the normal one is close
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
@@ -81,12 +82,13 @@ class Verdict:
     band: str  # "below" chance, "chance", "between" chance and the best model, or "top" (as good as the best)
     text: str  # one line that says it with the numbers
     best: Interval  # the best model's interval, which "top" and "between" are measured against
+    chance: float = CHANCE  # the accuracy of guessing on this run's classes
 
 
-def band_of(interval: Interval, best: Interval) -> str:
-    if interval.hi < CHANCE:
+def band_of(interval: Interval, best: Interval, chance: float = CHANCE) -> str:
+    if interval.hi < chance:
         return "below"
-    if interval.contains(CHANCE):
+    if interval.contains(chance):
         return "chance"
     return "top" if interval.overlaps(best) else "between"
 
@@ -94,7 +96,7 @@ def band_of(interval: Interval, best: Interval) -> str:
 def verdicts(result: RunResult, labels: dict[str, str] | None = None) -> dict[str, Verdict]:
     """Every model's test-accuracy verdict, in the config's model order, against the best model of the run."""
     labels = labels or {}
-    n_test = result.config.data.n_test
+    n_test, chance = result.config.data.n_test, result.config.data.kind.chance
     intervals = {m: accuracy_interval([r.test_acc for r in result.rows if r.model == m and r.test_acc is not None],
                                       n_test) for m in summary(result)}
     if not intervals:
@@ -103,26 +105,26 @@ def verdicts(result: RunResult, labels: dict[str, str] | None = None) -> dict[st
     best = intervals[best_name]
     out = {}
     for m, iv in intervals.items():
-        band = band_of(iv, best)
+        band = band_of(iv, best, chance)
         ref = labels.get(best_name, best_name)
-        phrase = {"below": "below chance (50 %)", "chance": "not distinguishable from chance (50 %)",
+        phrase = {"below": f"below chance ({chance:.0%})", "chance": f"not distinguishable from chance ({chance:.0%})",
                   "between": f"above chance but below the {ref}",
                   "top": "the best here" if m == best_name else f"not distinguishable from the {ref}"}[band]
         spread = ("one seed, so the spread between seeds is unknown" if iv.seeds == 1
                   else f"{iv.seeds} seeds × {n_test} test images")
-        out[m] = Verdict(m, iv, band, f"{iv}, {spread}: {phrase}", best)
+        out[m] = Verdict(m, iv, band, f"{iv}, {spread}: {phrase}", best, chance)
     return out
 
 
-def judge_prediction(prediction: str, verdict: Verdict) -> str:
-    """"right" when the prediction (one of PREDICTIONS) names the outcome's band; "possible" when it does
+def judge_prediction(prediction: str, verdict: Verdict, predictions: dict[str, tuple[str, ...]] = PREDICTIONS) -> str:
+    """"right" when the prediction (one of ``predictions``) names the outcome's band; "possible" when it does
     not, but the interval still reaches into the predicted band (more seeds would decide); else "wrong"."""
-    if prediction not in PREDICTIONS:
-        raise ValueError(f"prediction must be one of {list(PREDICTIONS)}, got {prediction!r}")
-    bands = PREDICTIONS[prediction]
+    if prediction not in predictions:
+        raise ValueError(f"prediction must be one of {list(predictions)}, got {prediction!r}")
+    bands = predictions[prediction]
     if verdict.band in bands:
         return "right"
-    iv, best = verdict.interval, verdict.best
-    reaches = {"below": iv.lo < CHANCE, "chance": iv.contains(CHANCE),
-               "between": iv.hi > CHANCE and iv.lo < best.lo, "top": iv.overlaps(best)}
+    iv, best, chance = verdict.interval, verdict.best, verdict.chance
+    reaches = {"below": iv.lo < chance, "chance": iv.contains(chance),
+               "between": iv.hi > chance and iv.lo < best.lo, "top": iv.overlaps(best)}
     return "possible" if any(reaches[b] for b in bands) else "wrong"

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import torch
 import torch.nn as nn
 
 from core.data.position_split import make_data
-from core.data.shapes import SHAPES, check_centre, make_image
 from core.engine.results import RunResult
 from core.engine.train import accuracy, predict
 from core.inspect.attention_maps import attention_distance, attention_rollout, similarity_grid
@@ -31,25 +31,27 @@ def trained_model(result: RunResult, name: str, seed: int) -> nn.Module:
         have = sorted(result.weights) or "none (a run from before weights were kept: re-run it)"
         raise ValueError(f"no trained weights for {key}; this run has {have}")
     cfg = result.config
-    model = build(name, cfg.model, cfg.data.img_size, seed)
+    model = build(name, cfg.model, cfg.data.img_size, seed, cfg.data.kind.outputs)
     model.load_state_dict(torch.load(io.BytesIO(result.weights[key]), weights_only=True))
     return model.eval()
 
 
 def untrained_model(result: RunResult, name: str, seed: int) -> nn.Module:
     """The same model as it started: built under the same seed, before any training."""
-    return build(name, result.config.model, result.config.data.img_size, seed).eval()
+    d = result.config.data
+    return build(name, result.config.model, d.img_size, seed, d.kind.outputs).eval()
 
 
 @dataclass
 class Probe:
     model: str
     seed: int
-    shape: str
+    shape: str  # the class drawn: "plus", "circle" or a digit
     cx: int
     cy: int
     image: np.ndarray  # (H, W)
-    p_circle: dict[str, float]  # every model of the run at this seed: its probability of "circle"
+    classes: tuple[str, ...]  # the run's classes, by index
+    probs: dict[str, list[float]]  # every model of the run at this seed: its probability of each class
     # transformers: per layer, (heads, G, G) attention from the class token to each patch (without a class
     # token: the attention each patch receives, averaged over the queries); the rollout's map; distances
     attention: list[np.ndarray] = field(default_factory=list)
@@ -61,8 +63,7 @@ class Probe:
 
     def p_right(self, model: str) -> float:
         """The probability ``model`` gives the right answer for this image."""
-        p = self.p_circle[model]
-        return p if self.shape == "circle" else 1 - p
+        return self.probs[model][self.classes.index(self.shape)]
 
     @property
     def p_true(self) -> float:
@@ -84,18 +85,34 @@ def _patch_map(weights: torch.Tensor, class_token: bool, G: int) -> np.ndarray:
     return row.reshape(-1, G, G).numpy()
 
 
+def class_probabilities(logits: torch.Tensor) -> torch.Tensor:
+    """(B,) one logit per image -> (B, 2) (class 0, class 1); (B, K) logits -> (B, K) by softmax."""
+    if logits.ndim == 1:
+        p = torch.sigmoid(logits)
+        return torch.stack([1 - p, p], dim=-1)
+    return torch.softmax(logits, dim=-1)
+
+
+_data = lru_cache(maxsize=4)(make_data)  # a frozen DataConfig: the probe's images and the map's are the run's own
+
+
 def probe(result: RunResult, name: str, seed: int, shape: str, cx: int, cy: int) -> Probe:
-    """One image (``shape`` at centre (cx, cy)) through every model of the run at ``seed``, and a look inside
-    ``name``."""
-    if shape not in SHAPES:
-        raise ValueError(f"shape must be one of {SHAPES}, got {shape!r}")
-    check_centre(cx, cy, result.config.data.img_size)
-    image = make_image(shape, cx, cy, result.config.data.img_size)
+    """One image (class ``shape``'s first map image, centred at (cx, cy)) through every model of the run at
+    ``seed``, and a look inside ``name``."""
+    d = result.config.data
+    kind = d.kind
+    if shape not in kind.classes:
+        raise ValueError(f"shape must be one of {kind.classes}, got {shape!r}")
+    fits = kind.centres(d.img_size)
+    if cx not in fits or cy not in fits:
+        raise ValueError(f"centre (cx={cx}, cy={cy}) does not fit a {d.img_size}x{d.img_size} image: {kind.pattern}, "
+                         f"so centres must be in {fits[0]}..{fits[-1]}")
+    image = kind.example(d.data_seed, kind.classes.index(shape), cx, cy, d.img_size)
     x = torch.from_numpy(image)[None, None]  # (1, 1, H, W)
     models = {m: trained_model(result, m, seed) for m in result.config.models if f"{m}/{seed}" in result.weights}
     model = models[name] if name in models else trained_model(result, name, seed)  # the latter says what is missing
-    p = {m: float(torch.sigmoid(predict(net, x))[0]) for m, net in models.items()}
-    out = Probe(name, seed, shape, cx, cy, image, p)
+    p = {m: class_probabilities(predict(net, x))[0].tolist() for m, net in models.items()}
+    out = Probe(name, seed, shape, cx, cy, image, kind.classes, p)
     if spec(name).transformer:
         attentions, _ = _attention(model, x)
         G = model.grid_size
@@ -129,7 +146,7 @@ def mean_distances(model: nn.Module, images: torch.Tensor) -> np.ndarray:
 
 def distances(result: RunResult, name: str, seed: int, images: int = 64) -> tuple[np.ndarray, np.ndarray]:
     """(untrained, trained): (layers, heads) mean attention distance over the first ``images`` test images."""
-    X = make_data(result.config.data).Xte[:images]
+    X = _data(result.config.data).Xte[:images]
     return mean_distances(untrained_model(result, name, seed), X), mean_distances(trained_model(result, name, seed), X)
 
 
@@ -150,7 +167,7 @@ class ShuffleEffect:
 def shuffle_positions(result: RunResult, name: str, seed: int, shuffle_seed: int = 0) -> ShuffleEffect | None:
     """Accuracy of the trained model before and after its patches' position rows are shuffled (a seeded
     permutation): what the model relied on the table for. None for a model without a table."""
-    data = make_data(result.config.data)
+    data = _data(result.config.data)
     model = trained_model(result, name, seed)
     table = getattr(model, "patch_position_table", lambda: None)()
     if table is None:

@@ -22,7 +22,8 @@ CNNPadding = Literal["zeros", "circular"]
 
 
 class CNNClassifier(nn.Module):
-    """conv 5x5 (8) → ReLU → max pool 2 → conv 5x5 (16) → ReLU → global max pool → one logit.
+    """conv 5x5 (8) → ReLU → max pool 2 → conv 5x5 (16) → ReLU → global max pool → one logit (or
+    ``num_classes``).
 
     Layers are created in the lesson's order from ``generator``, so a generator seeded with ``s`` gives
     the weights ``torch.manual_seed(s)`` gives the lesson's model. ``nhwc`` runs the convolutions in
@@ -30,7 +31,7 @@ class CNNClassifier(nn.Module):
     """
 
     def __init__(self, in_chans: int = 1, *, generator: torch.Generator, nhwc: bool = False, head: CNNHead = "max",
-                 padding: CNNPadding = "zeros", img_size: int = 16):
+                 padding: CNNPadding = "zeros", img_size: int = 16, num_classes: int = 1):
         super().__init__()
         if head not in get_args(CNNHead) or padding not in get_args(CNNPadding):
             raise ValueError(f"head must be one of {get_args(CNNHead)} and padding one of {get_args(CNNPadding)}, "
@@ -43,7 +44,7 @@ class CNNClassifier(nn.Module):
         pool = {"max": nn.AdaptiveMaxPool2d(1), "avg": nn.AdaptiveAvgPool2d(1), "flatten": nn.Identity()}[head]
         self.conv = nn.Sequential(conv1, nn.ReLU(), nn.MaxPool2d(2), conv2, nn.ReLU(), pool)
         # the flatten head sees every position of the (16, H/2, W/2) map
-        self.fc = seeded.linear(16 * (img_size // 2) ** 2 if head == "flatten" else 16, 1, g)
+        self.fc = seeded.linear(16 * (img_size // 2) ** 2 if head == "flatten" else 16, num_classes, g)
         if nhwc:
             self.conv.to(memory_format=torch.channels_last)
 
@@ -57,4 +58,4 @@ class CNNClassifier(nn.Module):
         B, C, H, W = x.shape
         features = self.conv[-1](self.feature_maps(x)).flatten(1)  # (B, 16): each channel's strongest response
         # anywhere (max head), its mean (avg head), or every position's (flatten head: (B, 16 * H/2 * W/2))
-        return self.fc(features).squeeze(-1)  # (B,)
+        return self.fc(features).squeeze(-1)  # (B,), or (B, K) for K classes

@@ -107,7 +107,8 @@ def encode(layers: nn.ModuleList, tok: torch.Tensor, last_cls_only: bool, weight
 
 
 class LessonViT(nn.Module):
-    """The lesson's TinyViT: patchify, linear embed, [CLS], 1-D sin-cos positions, post-norm encoder, one logit.
+    """The lesson's TinyViT: patchify, linear embed, [CLS], 1-D sin-cos positions, post-norm encoder, one logit
+    (or ``num_classes`` logits, for more than two classes).
 
     ``stem_channels > 0`` makes the exercise-3 hybrid: a 3x3 conv + ReLU stem runs first and its feature
     map, not the raw pixels, is patchified. The stem is created last, so the plain model's creation
@@ -116,7 +117,7 @@ class LessonViT(nn.Module):
 
     def __init__(self, img_size: int = 16, patch_size: int = 4, in_chans: int = 1, embed_dim: int = 32,
                  num_heads: int = 4, depth: int = 2, stem_channels: int = 0, attn_impl: str = "sdpa", *,
-                 generator: torch.Generator):
+                 generator: torch.Generator, num_classes: int = 1):
         super().__init__()
         g = generator
         check_patch_size(patch_size, img_size)
@@ -133,7 +134,7 @@ class LessonViT(nn.Module):
         self.register_buffer("pos_enc", sincos_1d(n_patches + 1, embed_dim))
         layer = EncoderLayer(embed_dim, num_heads, g, attn_impl)
         self.layers = nn.ModuleList(copy.deepcopy(layer) for _ in range(depth))  # as nn.TransformerEncoder
-        self.head = seeded.linear(embed_dim, 1, g)
+        self.head = seeded.linear(embed_dim, num_classes, g)
         self.stem = (nn.Sequential(seeded.conv2d(in_chans, stem_channels, 3, g, padding=1), nn.ReLU())
                      if stem_channels else nn.Identity())
 
@@ -142,7 +143,7 @@ class LessonViT(nn.Module):
         return self.pos_enc[1:]
 
     def forward(self, x: torch.Tensor, attentions: list | None = None) -> torch.Tensor:
-        """(B, 1, H, W) -> (B,) logits; every layer's (B, heads, T, T) attention weights are appended to
+        """(B, 1, H, W) -> (B,) logits (or (B, num_classes)); every layer's (B, heads, T, T) attention weights are appended to
         ``attentions`` when it is given (then every layer computes every token)."""
         B, C, H, W = x.shape
         x = self.stem(x)  # (B, C', H, W): identity unless hybrid
@@ -151,4 +152,4 @@ class LessonViT(nn.Module):
         tok = torch.cat([cls, tok], dim=1) + self.pos_enc  # (B, N+1, D)
         # "fast": the last layer computes the class token only (the only output that is read)
         tok = encode(self.layers, tok, last_cls_only=self.attn_impl == "fast", weights_out=attentions)
-        return self.head(tok[:, 0]).squeeze(-1)  # (B,): one logit, read from the class token
+        return self.head(tok[:, 0]).squeeze(-1)  # (B,): one logit, read from the class token; or (B, K)

@@ -31,7 +31,8 @@ class ModelSpec:
     color: str  # one colour per model on every chart
     transformer: bool
     uses: tuple[str, ...]  # the ModelConfig fields this model reads (the others do not change its run)
-    build: Callable[[ModelConfig, int, torch.Generator], nn.Module]  # (settings, img_size, generator)
+    # (settings, img_size, generator, outputs): outputs 1 is one logit (two classes), K one per class
+    build: Callable[[ModelConfig, int, torch.Generator, int], nn.Module]
     activation_bytes: Callable[[ModelConfig, int], int]  # one image in a training step, roughly
     safety: float  # measured step memory / activation_bytes, rounded up: keeps the estimate an upper bound
     flops: Callable[[ModelConfig, int], float]  # one image, forward and backward
@@ -55,10 +56,11 @@ def spec(name: str) -> ModelSpec:
         raise ValueError(f"unknown model {name!r}; choose from {list(REGISTRY)}") from None
 
 
-def build(name: str, m: ModelConfig, img_size: int, seed: int) -> nn.Module:
+def build(name: str, m: ModelConfig, img_size: int, seed: int, outputs: int = 1) -> nn.Module:
     """The model ``name`` with the weights the lesson's ``torch.manual_seed(seed)`` + constructor give,
-    drawn from a generator of this build's own (``core.nn.seeded``): safe beside other threads."""
-    return spec(name).build(m, img_size, seeded.generator(seed))
+    drawn from a generator of this build's own (``core.nn.seeded``): safe beside other threads. ``outputs``:
+    logits per image (1 for the lesson's two classes; the head is drawn last, so the rest is the same)."""
+    return spec(name).build(m, img_size, seeded.generator(seed), outputs)
 
 
 # ---------------------------------------------------------------- cost estimates
@@ -96,7 +98,7 @@ def _check_configurable_vit(m: ModelConfig, size: int) -> None:
 
 
 class _SqueezeLogit(nn.Module):
-    """The configurable ViT answering as the lesson's models do: (B, 1) logits -> (B,), attention weights
+    """The configurable ViT answering as the lesson's models do: (B, 1) logits -> (B,) (or (B, K)), attention weights
     appended to ``attentions`` when given, and what the probe reads (grid, patch size, class token, table)."""
 
     def __init__(self, inner: ViT):
@@ -117,14 +119,14 @@ class _SqueezeLogit(nn.Module):
         return logits.squeeze(-1)
 
 
-def _lesson_vit(m: ModelConfig, size: int, g: torch.Generator, stem: int = 0) -> nn.Module:
+def _lesson_vit(m: ModelConfig, size: int, g: torch.Generator, outputs: int, stem: int = 0) -> nn.Module:
     return LessonViT(size, m.patch_size, IN_CHANS, m.embed_dim, m.num_heads, m.depth, stem_channels=stem,
-                     attn_impl=m.attn_impl, generator=g)
+                     attn_impl=m.attn_impl, generator=g, num_classes=outputs)
 
 
-def _configurable_vit(m: ModelConfig, size: int, g: torch.Generator) -> nn.Module:
+def _configurable_vit(m: ModelConfig, size: int, g: torch.Generator, outputs: int) -> nn.Module:
     cfg = ViTConfig(img_size=size, in_chans=IN_CHANS, patch_size=m.patch_size, embed_dim=m.embed_dim, depth=m.depth,
-                    num_heads=m.num_heads, mlp_ratio=2.0, num_classes=1, pos_embed=m.pos_embed,
+                    num_heads=m.num_heads, mlp_ratio=2.0, num_classes=outputs, pos_embed=m.pos_embed,
                     class_token=m.global_pool == "token", global_pool=m.global_pool)
     return _SqueezeLogit(ViT(cfg, generator=g))
 
@@ -137,12 +139,12 @@ register(ModelSpec(
     check=check_patch))
 register(ModelSpec(
     name="cnn", label="CNN", color="#0072b2", transformer=False, uses=(),
-    build=lambda m, size, g: CNNClassifier(IN_CHANS, generator=g, nhwc=True),
+    build=lambda m, size, g, outputs: CNNClassifier(IN_CHANS, generator=g, nhwc=True, num_classes=outputs),
     activation_bytes=cnn_activation, safety=1.0, flops=cnn_flops))
 register(ModelSpec(
     name="hybrid", label="Hybrid (CNN stem + ViT)", color="#e69f00", transformer=True,
     uses=VIT_FIELDS + ("stem_channels",),
-    build=lambda m, size, g: _lesson_vit(m, size, g, stem=m.stem_channels),
+    build=lambda m, size, g, outputs: _lesson_vit(m, size, g, outputs, stem=m.stem_channels),
     activation_bytes=lambda m, size: transformer_activation(m, size, m.stem_channels), safety=1.4,
     flops=lambda m, size: transformer_flops(m, size, m.stem_channels), check=check_patch))
 register(ModelSpec(

@@ -62,15 +62,16 @@ def remedy(name: str, label: str, color: str, change: ViTRemedy | CNNVariant, **
     if isinstance(change, ViTRemedy):
         register(ModelSpec(
             name=name, label=label, color=color, transformer=True, uses=VIT_FIELDS[:-1],
-            build=lambda m, size, g: RemedyViT(size, m.patch_size, IN_CHANS, m.embed_dim, m.num_heads, m.depth,
-                                               change, generator=g),
+            build=lambda m, size, g, outputs: RemedyViT(size, m.patch_size, IN_CHANS, m.embed_dim, m.num_heads,
+                                                        m.depth, change, generator=g, num_classes=outputs),
             activation_bytes=transformer_activation, safety=2.0, flops=transformer_flops,
             check=lambda m, size: _check_vit_remedy(change, m, size)))
     else:
         options = {k: v for k, v in vars(change).items() if v != getattr(CNNVariant(), k)}
         register(ModelSpec(
             name=name, label=label, color=color, transformer=False, uses=(),
-            build=lambda m, size, g: CNNClassifier(IN_CHANS, generator=g, nhwc=True, img_size=size, **options),
+            build=lambda m, size, g, outputs: CNNClassifier(IN_CHANS, generator=g, nhwc=True, img_size=size,
+                                                            num_classes=outputs, **options),
             activation_bytes=cnn_activation, safety=1.0, flops=cnn_flops))
     on_bench(name, **card)
 

@@ -71,7 +71,8 @@ def overlap_kernel(patch_size: int) -> tuple[int, int]:
 
 class RemedyViT(nn.Module):
     def __init__(self, img_size: int = 16, patch_size: int = 4, in_chans: int = 1, embed_dim: int = 32,
-                 num_heads: int = 4, depth: int = 2, remedy: ViTRemedy = ViTRemedy(), *, generator: torch.Generator):
+                 num_heads: int = 4, depth: int = 2, remedy: ViTRemedy = ViTRemedy(), *, generator: torch.Generator,
+                 num_classes: int = 1):
         super().__init__()
         g, r = generator, remedy
         check_patch_size(patch_size, img_size)
@@ -97,7 +98,7 @@ class RemedyViT(nn.Module):
             self.pos_embed = None
         layer = EncoderLayer(embed_dim, num_heads, g, "math")
         self.layers = nn.ModuleList(copy.deepcopy(layer) for _ in range(depth))  # every layer starts alike
-        self.head = seeded.linear(embed_dim, 1, g)
+        self.head = seeded.linear(embed_dim, num_classes, g)
         # Then each remedy's own parts
         self.stem = (nn.Sequential(seeded.conv2d(in_chans, r.stem_channels, 3, g, padding=1), nn.ReLU())
                      if r.tokens == "stem" else nn.Identity())
@@ -142,7 +143,7 @@ class RemedyViT(nn.Module):
         return bias
 
     def forward(self, x: torch.Tensor, attentions: list | None = None) -> torch.Tensor:
-        """(B, 1, H, W) -> (B,) logits; every layer's (B, heads, T, T) attention weights are appended to
+        """(B, 1, H, W) -> (B,) logits (or (B, num_classes)); every layer's (B, heads, T, T) attention weights are appended to
         ``attentions`` when it is given (then every layer computes every token)."""
         B, C, H, W = x.shape
         x = self.augment(x)  # identity unless augmenting, and only while training
@@ -157,4 +158,4 @@ class RemedyViT(nn.Module):
                      bias=self.attention_bias(), scales=scales)
         pool = self.remedy.global_pool
         pooled = tok[:, 0] if pool == "token" else tok.mean(dim=1) if pool == "avg" else tok.amax(dim=1)  # (B, D)
-        return self.head(pooled).squeeze(-1)  # (B,): one logit
+        return self.head(pooled).squeeze(-1)  # (B,): one logit; or (B, K)

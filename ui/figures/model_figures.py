@@ -18,7 +18,8 @@ def color(model: str) -> str:
     return spec(model).color
 
 
-def accuracy_bars(rows: list[dict], title: str = "Accuracy per model (bars: mean, dots: seeds)") -> go.Figure:
+def accuracy_bars(rows: list[dict], title: str = "Accuracy per model (bars: mean, dots: seeds)",
+                  chance: float = 0.5) -> go.Figure:
     """Grouped bars of mean train and test accuracy per model, each seed drawn as a dot. ``rows``: dicts
     with model, seed, train_acc and test_acc (diverged seeds left out by the caller)."""
     fig = go.Figure()
@@ -33,7 +34,7 @@ def accuracy_bars(rows: list[dict], title: str = "Accuracy per model (bars: mean
                              boxpoints="all", pointpos=0, jitter=0.3, fillcolor="rgba(0,0,0,0)", line_color="rgba(0,0,0,0)",
                              marker=dict(color="#111827", size=7), showlegend=False, name=f"{split}, per seed",
                              hovertext=[f"seed {r['seed']}: {r[split]:.1%}" for r in rows], hoverinfo="text"))
-    fig.add_hline(y=0.5, line=dict(dash="dot", color="#6b7280"), annotation_text="chance")
+    fig.add_hline(y=chance, line=dict(dash="dot", color="#6b7280"), annotation_text="chance")
     fig.update_layout(title=title, barmode="group", boxmode="group", height=380, yaxis=dict(range=[0, 1.12], tickformat=".0%"),
                       margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=-0.15))
     return fig
@@ -64,18 +65,21 @@ def curves_figure(curves: list[dict], metric: str, title: str, height: int = 320
     return fig
 
 
-# Accuracy from wrong (0) through chance (0.5, white) to right (1): orange to blue, which colour-blind eyes
-# tell apart (unlike red to green); every cell also carries its number.
-ACCURACY_SCALE = [[0.0, "#b35806"], [0.25, "#f1a340"], [0.5, "#f7f7f7"], [0.75, "#67a9cf"], [1.0, "#2166ac"]]
+# Accuracy from wrong (0) through chance (white: 0.5 for two classes, 0.1 for ten) to right (1): orange to blue,
+# which colour-blind eyes tell apart (unlike red to green); every cell also carries its number.
+def accuracy_scale(chance: float = 0.5) -> list[list]:
+    return [[0.0, "#b35806"], [chance / 2, "#f1a340"], [chance, "#f7f7f7"], [(1 + chance) / 2, "#67a9cf"],
+            [1.0, "#2166ac"]]
+
 
 
 def position_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple[int, int],
-                        test_range: tuple[int, int], title: str, height: int = 330) -> go.Figure:
+                        test_range: tuple[int, int], title: str, height: int = 330, chance: float = 0.5) -> go.Figure:
     """Accuracy at each shape centre (x = cx, y = cy) with the training and test regions outlined.
     Ranges are inclusive. Each cell shows its accuracy (in %, without the sign) where the number fits."""
     text = [["" if np.isnan(v) else f"{100 * v:.0f}" for v in row] for row in grid]
     font = cell_font(len(centres), height - 60, 3)  # drawn alone or in two columns: height-bound
-    fig = go.Figure(go.Heatmap(z=grid, x=centres, y=centres, zmin=0, zmax=1, colorscale=ACCURACY_SCALE, text=text,
+    fig = go.Figure(go.Heatmap(z=grid, x=centres, y=centres, zmin=0, zmax=1, colorscale=accuracy_scale(chance), text=text,
                                texttemplate="%{text}" if font else None, textfont=dict(size=font or MIN_FONT),
                                colorbar=dict(tickformat=".0%", thickness=12),
                                hovertemplate="cx=%{x} cy=%{y} accuracy=%{z:.0%}<extra></extra>"))
@@ -95,7 +99,7 @@ GROUP_FILLS = {"baseline": "#d1d5db", "data": "#a6cee3", "positions": "#b2df8a",
 
 
 def ranking_figure(rows: list[dict], title: str = "Test accuracy at unseen positions, best first (bars: 95 % "
-                                                       "interval)") -> go.Figure:
+                                                       "interval)", chance: float = 0.5) -> go.Figure:
     """Horizontal bars, one per model, sorted by mean test accuracy, with its 95 % interval as error bars,
     coloured by the model's group (a legend entry each). ``rows``: dicts with model, mean, lo, hi and
     optionally group."""
@@ -111,7 +115,7 @@ def ranking_figure(rows: list[dict], title: str = "Test accuracy at unseen posit
             error_x=dict(type="data", symmetric=False, array=[r["hi"] - r["mean"] for r in part],
                          arrayminus=[r["mean"] - r["lo"] for r in part], color="#111827"),
             hovertemplate="%{y}: %{x:.1%}<extra></extra>"))
-    fig.add_vline(x=0.5, line=dict(dash="dot", color="#6b7280"), annotation_text="chance", annotation_position="top")
+    fig.add_vline(x=chance, line=dict(dash="dot", color="#6b7280"), annotation_text="chance", annotation_position="top")
     fig.update_layout(title=title, height=100 + 28 * len(rows), margin=dict(l=10, r=10, t=40, b=10), barmode="overlay",
                       legend=dict(orientation="h", y=-0.35, title_text="group"),
                       yaxis=dict(categoryorder="array", categoryarray=[label(r["model"]) for r in rows]),
@@ -122,7 +126,7 @@ def ranking_figure(rows: list[dict], title: str = "Test accuracy at unseen posit
 
 def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_range: tuple[int, int],
                      test_range: tuple[int, int], title: str | None, cols: int = 4,
-                     colorbar: bool = True) -> go.Figure:
+                     colorbar: bool = True, chance: float = 0.5) -> go.Figure:
     """Every model's generalization map (accuracy at each centre, both shapes averaged) side by side, at one
     colour scale, each with the training square (solid) and the test square (dashed). One figure, not one
     per model: a chart costs the browser far more than a subplot."""
@@ -146,16 +150,16 @@ def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_ran
         fig.update_layout({f"yaxis{k if k > 1 else ''}": dict(scaleanchor=f"x{k if k > 1 else ''}")})
     fig.update_annotations(font_size=10)
     fig.update_layout(title=title, height=230 * rows + 60, margin=dict(l=10, r=10, t=70, b=10),
-                      coloraxis=dict(colorscale=ACCURACY_SCALE, cmin=0, cmax=1, showscale=colorbar,
+                      coloraxis=dict(colorscale=accuracy_scale(chance), cmin=0, cmax=1, showscale=colorbar,
                                      colorbar=dict(tickformat=".0%")))
     return fig
 
 
 def probe_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple[int, int],
-                     test_range: tuple[int, int], chosen: tuple[int, int], title: str) -> go.Figure:
+                     test_range: tuple[int, int], chosen: tuple[int, int], title: str, chance: float = 0.5) -> go.Figure:
     """A generalization map to click: each cell probes the model with the shape at that centre. An
     invisible marker on every cell makes the click a selectable point; the chosen cell has a red box."""
-    fig = position_map_figure(grid, centres, train_range, test_range, title)
+    fig = position_map_figure(grid, centres, train_range, test_range, title, chance=chance)
     xs, ys = np.meshgrid(centres, centres)
     fig.add_trace(go.Scatter(x=xs.flatten(), y=ys.flatten(), mode="markers", name="probe here",
                              marker=dict(size=22, symbol="square", opacity=0.01, color="#000000"),

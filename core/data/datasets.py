@@ -1,0 +1,118 @@
+"""What is drawn at a centre: the lesson's plus and circle, or real handwritten digits. One ``Dataset`` per
+choice, registered here; ``DataConfig.dataset`` names one, and everything that depends on it (the classes,
+where a centre fits, how the images are drawn) is read from it, never decided by comparing names.
+
+Two classes make the lesson's binary task (one logit); more make a K-way task (K logits, cross-entropy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from core.data import digits, shapes
+
+
+class Placed(Protocol):
+    images: np.ndarray  # (n, size, size) float32
+    labels: np.ndarray  # (n,) class index
+    centres: np.ndarray  # (n, 2): (cx, cy)
+
+
+# (rng, n_train, train_range, n_test, test_range, size) -> (training set, test set, map grid)
+Draw = Callable[[np.random.Generator, int, tuple[int, int], int, tuple[int, int], int], tuple[Placed, Placed, Placed]]
+# (data_seed, class index, cx, cy, size) -> (size, size): the class's first image of the map grid at that centre
+Example = Callable[[int, int, int, int, int], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    label: str
+    noun: str  # what the images show, in a sentence: "shapes", "handwritten digits"
+    classes: tuple[str, ...]  # class names, by class index
+    reach: tuple[int, int]  # pixels a pattern reaches before and after its centre (rows and columns alike)
+    pattern: str  # what is placed, for messages: "a plus or circle reaches 3 pixels from its centre"
+    draw: Draw
+    patterns: Callable[[], int]  # distinct patterns the training set can draw from (for an upper bound)
+    example: Example
+
+    def name_of(self, index: int) -> str:
+        """Class ``index`` as a page says it: "plus", "digit 7"."""
+        name = self.classes[index]
+        return f"digit {name}" if name.isdigit() else name
+
+    def centres(self, size: int) -> range:
+        """Every centre coordinate (cx or cy) at which a pattern fits a size x size image."""
+        return range(self.reach[0], size - self.reach[1])
+
+    @property
+    def outputs(self) -> int:
+        """Logits a model answers with: one for two classes (as the lesson), else one per class."""
+        return 1 if len(self.classes) == 2 else len(self.classes)
+
+    @property
+    def chance(self) -> float:
+        """The accuracy of guessing (the classes are balanced)."""
+        return 1 / len(self.classes)
+
+    def possible_images(self, position_range: tuple[int, int]) -> int:
+        """How many different training images centres in the inclusive ``position_range`` allow."""
+        k = position_range[1] - position_range[0] + 1
+        return self.patterns() * k * k
+
+
+DATASETS: dict[str, Dataset] = {}
+
+
+def register(d: Dataset) -> Dataset:
+    if d.name in DATASETS:
+        raise ValueError(f"dataset {d.name!r} is already registered")
+    DATASETS[d.name] = d
+    return d
+
+
+def dataset(name: str) -> Dataset:
+    try:
+        return DATASETS[name]
+    except KeyError:
+        raise ValueError(f"unknown dataset {name!r}; choose from {list(DATASETS)}") from None
+
+
+def _shapes(rng, n_train, train_range, n_test, test_range, size):
+    # one generator, training first: with data seed 1 these are the lesson's images, bit for bit
+    return (shapes.make_dataset(rng, n_train, train_range, size), shapes.make_dataset(rng, n_test, test_range, size),
+            shapes.all_positions(size))
+
+
+def _digits(classes: tuple[int, ...]) -> Draw:
+    def draw(rng, n_train, train_range, n_test, test_range, size):
+        train_pool, test_pool = digits.split(classes, rng)  # by image: a test digit is never a training digit
+        return (digits.draw(rng, train_pool, classes, n_train, train_range, size),
+                digits.draw(rng, test_pool, classes, n_test, test_range, size), digits.grid(test_pool, classes, size))
+    return draw
+
+
+def _digit_example(classes: tuple[int, ...]) -> Example:
+    def example(data_seed, index, cx, cy, size):
+        images, labels = digits.load()
+        test_pool = digits.split(classes, np.random.default_rng(data_seed))[1]  # the draw's first use of its rng
+        return digits.place(images[test_pool[labels[test_pool] == classes[index]][0]], cx, cy, size)
+    return example
+
+
+def _training_digits(classes: tuple[int, ...]) -> Callable[[], int]:
+    return lambda: int(np.isin(digits.load()[1], classes).sum() * (1 - digits.TEST_SHARE)) + len(classes)
+
+
+DIGIT_PATTERN = "an 8×8 digit reaches 4 pixels before its centre and 3 after"
+register(Dataset("shapes", "plus vs circle", "shapes", shapes.SHAPES, (shapes.REACH, shapes.REACH),
+                 f"a plus or circle reaches {shapes.REACH} pixels from its centre", _shapes, lambda: len(shapes.SHAPES),
+                 lambda data_seed, index, cx, cy, size: shapes.make_image(shapes.SHAPES[index], cx, cy, size)))
+for _name, _label, _classes in (("digits", "handwritten digits 0–9", tuple(range(10))),
+                                ("digits-0-1", "handwritten 0 vs 1", (0, 1))):
+    register(Dataset(_name, _label, "handwritten digits", tuple(map(str, _classes)), digits.REACH, DIGIT_PATTERN, _digits(_classes),
+                     _training_digits(_classes), _digit_example(_classes)))
