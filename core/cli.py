@@ -148,6 +148,38 @@ def cmd_remedies(args: argparse.Namespace) -> dict:
             "seconds": result.seconds}
 
 
+def cmd_digits(args: argparse.Namespace) -> dict:
+    from dataclasses import asdict
+
+    from core.engine.planning import check_cost
+    from core.engine.results import summary
+    from core.engine.run import run
+    from core.engine.verdict import verdicts
+    from core.lessons.controls import config_from_args
+    from core.lessons.lesson5_real_handwriting import CONTROLS, PRESETS, lookup_in, seen_unseen
+    from core.lessons.shipped import load_fresh_shipped
+
+    cfg = config_from_args(PRESETS[args.preset], CONTROLS, args)  # the page's controls, declared once
+    if args.workers is not None and args.workers < 0:
+        raise ValueError(f"--workers must be >= 0, got {args.workers}")
+    # As the page: a shipped run (or a selection of its models) is shown as it is; anything else trains, within
+    # the page's cap unless --no-limits
+    result = None if args.train else lookup_in(load_fresh_shipped().get, cfg)
+    if result is None:
+        if not args.no_limits:
+            check_cost(cfg)
+        _adopt_early_workers(args, cfg)
+        result = run(cfg, workers=args.workers, limit=False, here=args.here)
+    v = verdicts(result)
+    return {"config": cfg.to_json(), "origin": result.origin, "chance": cfg.data.kind.chance,
+            "results": [{"model": r.model, "seed": r.seed, "train_acc": r.train_acc, "test_acc": r.test_acc}
+                        for r in result.rows],
+            "summary": {m: {**asdict(s), "test_interval": [v[m].interval.lo, v[m].interval.hi], "band": v[m].band,
+                            "map_seen": (su := seen_unseen(result, m)).seen, "map_unseen": su.unseen}
+                        for m, s in summary(result).items() if m in v},
+            "seconds": result.seconds}
+
+
 def cmd_probe(args: argparse.Namespace) -> dict:
     from core.engine.run import run
     from core.inspect.trained_model import distances, probe, seen_centre
@@ -259,6 +291,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_remedies)
 
+    from core.lessons.lesson5_real_handwriting import CONTROLS as DIGIT_CONTROLS
+    from core.lessons.lesson5_real_handwriting import PRESETS as DIGIT_PRESETS
+
+    p = sub.add_parser("digits", help="lesson 5: real handwritten digits at unseen positions (ViT, CNN, remedies)",
+                       description="Lesson 3's experiment on the UCI handwritten digits: train at centres 6..12, test at "
+                                   "4..5 on digits never trained on. Prints per model and seed the accuracies, then "
+                                   "each model's mean with its 95 % interval, its band, and its map accuracy at the "
+                                   "training and at the test centres. A shipped setting is printed as shipped unless "
+                                   "--train; anything else trains, within the page's cap.")
+    p.add_argument("--preset", default="ten digits", choices=list(DIGIT_PRESETS))
+    add_options(p, DIGIT_CONTROLS)  # the page's controls, declared once in the lesson's module
+    p.add_argument("--train", action="store_true", help="train even a setting that ships precomputed")
+    p.add_argument("--workers", type=int, help="parallel training lanes: this process and worker processes (default: one per available core; 0: this process alone)")
+    p.add_argument("--no-limits", action="store_true", help="lift the cap on one run's work (the app's limit)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_digits)
+
     from core.lessons.shipped import SHIPPED
 
     p = sub.add_parser("probe", help="look inside a trained model: probabilities, attention, rollout, distances",
@@ -284,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-TRAINING_COMMANDS = ("generalization", "remedies")
+TRAINING_COMMANDS = ("generalization", "remedies", "digits")
 
 
 def _start_workers_early(argv: list[str]) -> list:

@@ -18,7 +18,7 @@ from core.models.lesson_vit import LessonViT
 from ui.downloads import rows_csv
 from ui.exercise_panel import exercise_panel
 from ui.figures import model_figures
-from ui.form_controls import control_grid
+from ui.form_controls import changed_since, control_grid, load_preset, preset_buttons
 from ui.glossary import term
 from ui.look_inside import look_inside
 from ui.results_store import result_store
@@ -31,7 +31,7 @@ from ui.run_results import (
     results_header,
     the_split,
 )
-from ui.training import WARM_DELAY, judged, live_curve_toggle, stored_or_trained, sweep_live
+from ui.training import WARM_DELAY, judged, live_curve_toggle, predict_first, stored_or_trained, sweep_live
 from ui.widgets import URL, background, bullets, chart, page_header, sections, share_link, show_source
 
 LESSON = PRESETS["lesson"]
@@ -63,57 +63,22 @@ BACKGROUND = (
 
 
 def predict(cfg: GeneralizationConfig, result: RunResult | None) -> bool:
-    """The learner's prediction before any result (in the Run and *Re-run live* too): whether the result of
-    ``cfg`` may be shown, i.e. a prediction for it was made or explicitly skipped."""
-    st.markdown(f"**Predict first.** At the {term('seen and unseen positions', 'unseen positions')}, the ViT will "
-                "score…")
-    choice = st.radio("Your prediction", list(PREDICTIONS), index=None, key="predict", label_visibility="collapsed")
-    done = judged()
-    if cfg in done:
-        st.caption(f"Your prediction for the setting shown: **{done[cfg] or 'skipped'}**. A new pick is judged at "
-                   "your next Run.")
-        return True
-    if result is None:
-        st.caption("Then press **Run** below: your pick is judged against the run.")
-        return False
-    c1, c2 = st.columns(2)
-    if c1.button("Check it against the result", key="predict_check", type="primary", disabled=choice is None):
-        done[cfg] = choice
-        st.rerun()
-    if c2.button("Show the result without predicting", key="predict_skip"):
-        done[cfg] = None
-        st.rerun()
-    return False
-
-
-def stale(form_cfg: GeneralizationConfig | None, cfg: GeneralizationConfig) -> None:
-    """Say so when the results on screen are not the form's setting (a preset or a control changed since)."""
-    if form_cfg is None or form_cfg == cfg:
-        return
-    changed = [c.label for c in CONTROLS if c.value(form_cfg) != c.value(cfg)]
-    st.warning("⏸ **These results are for the setting last run**, not the form's: "
-               f"{', '.join(changed) or 'the form'} changed since. Press **Run** to see the form's setting.")
-
-
-def load_preset(name: str) -> None:
-    """Fill the form with a preset (a button's callback: it runs before the page, so the widgets show it)."""
-    for c in CONTROLS:
-        st.session_state[c.key] = c.value(PRESETS[name])
+    """The learner's prediction before any result: whether the result of ``cfg`` may be shown."""
+    return predict_first(cfg, result, f"At the {term('seen and unseen positions', 'unseen positions')}, the ViT will "
+                         "score…", PREDICTIONS, "predict")
 
 
 def presets() -> None:
     st.subheader("Presets: the lesson and its exercises")
     st.caption("A preset fills the form; press **Run** to see its result (instantly for the lesson and its "
                "exercises, which ship precomputed).")
-    for col, name in zip(st.columns(len(PRESETS)), PRESETS, strict=True):
-        col.button(name, key=f"preset_{name}", help=PRESET_NOTES[name], on_click=load_preset, args=(name,),
-                   width="stretch")
+    preset_buttons(PRESETS, PRESET_NOTES, CONTROLS)
 
 
 def exercises(store) -> None:
     def do(ex) -> None:
-        st.button(f"Fill the form with {ex.preset}", key=f"do_{ex.key}", on_click=load_preset, args=(ex.preset,),
-                  help=f"{PRESET_NOTES[ex.preset]} Then press Run below.")
+        st.button(f"Fill the form with {ex.preset}", key=f"do_{ex.key}", on_click=load_preset,
+                  args=(CONTROLS, PRESETS[ex.preset]), help=f"{PRESET_NOTES[ex.preset]} Then press Run below.")
 
     exercise_panel("vit-vs-cnn", EXERCISES, (store.get,), do)
 
@@ -178,7 +143,7 @@ def main() -> None:
     elif not revealed:
         st.info("The results are ready: make your prediction above (or skip it) to see them.")
     else:
-        stale(form_cfg, cfg)
+        changed_since(CONTROLS, form_cfg, cfg)
         results_header(cfg, result, judged()[cfg])
         # The first section holds no chart: a page's first Plotly chart makes the browser load and evaluate Plotly's
         # module, the larger part of this page's first draw (docs/performance.md). The

@@ -21,7 +21,7 @@ def page(path: str, timeout: float = 30, query: dict | None = None) -> AppTest:
 
 
 # The keys of the pages' section tabs (ui.widgets.sections): only the open section is drawn
-SECTION_KEYS = ("patchify_view", "symmetry_view", "results_view", "bench_view")
+SECTION_KEYS = ("patchify_view", "symmetry_view", "results_view", "bench_view", "digits_view")
 
 
 def every_section(at: AppTest):

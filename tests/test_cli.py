@@ -147,3 +147,31 @@ def test_probe_json_prints_probabilities_attention_rollout_and_distances():
     assert len(cnn["probe"]["peaks"]) == 16 and "attention" not in cnn["probe"]
     bad = run_cli("probe", "--model", "hybrid")
     assert bad.returncode == 2 and "not in the lesson run" in bad.stderr
+
+
+def test_digits_prints_the_shipped_run_as_the_page_shows_it_and_trains_a_small_setting():
+    from core.lessons.lesson5_real_handwriting import DIGITS, lookup_in
+    from core.lessons.shipped import load_fresh_shipped
+
+    p = run_cli("digits", "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    shipped = lookup_in(load_fresh_shipped().get, DIGITS)
+    assert out["origin"] == "shipped" and out["chance"] == 0.1 and len(out["results"]) == 35
+    assert [r["test_acc"] for r in out["results"]] == [r.test_acc for r in shipped.rows]  # the page's numbers
+    vit = out["summary"]["vit"]
+    assert vit["band"] in ("below", "chance", "between", "top") and 0 <= vit["map_unseen"] <= vit["map_seen"] + 1
+    p = run_cli("digits", "--task", "digits-0-1", "--models", "vit", "cnn", "--n-train", "100", "--epochs", "30",
+                "--seeds", "1", "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["origin"] == "live" and out["chance"] == 0.5 and {r["model"] for r in out["results"]} == {"vit", "cnn"}
+
+
+def test_digits_refuses_what_the_page_refuses_in_one_line():
+    for args, says in ((("--train-range", "3", "9"), "centres must be in 4..12"),
+                       (("--seeds", "10", "--n-train", "3000", "--train"), "the lesson's training work"),
+                       (("--models", "vit-config"), "not offered here")):
+        p = run_cli("digits", *args)
+        assert p.returncode == 2 and "Traceback" not in p.stderr and says in p.stderr, p.stderr
+        assert len(p.stderr.strip().splitlines()) == 1

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from core.engine.run_config import GeneralizationConfig
 from core.lessons.controls import Control
 from ui.widgets import URL
 
@@ -30,6 +31,30 @@ def control_widget(c: Control, default, where=st) -> None:
         where.multiselect(c.label, options, default, key=c.key, bind=URL, help=c.help, wrap=True, **fmt, **c.extra)
     else:
         raise ValueError(f"control {c.key!r}: unknown widget {c.widget!r}")
+
+
+def load_preset(controls: Sequence[Control], cfg: GeneralizationConfig) -> None:
+    """Fill the form with ``cfg`` (a button's callback: it runs before the page, so the widgets show it)."""
+    for c in controls:
+        st.session_state[c.key] = c.value(cfg)
+
+
+def preset_buttons(presets: dict[str, GeneralizationConfig], notes: dict[str, str], controls: Sequence[Control],
+                   prefix: str = "") -> None:
+    """One button per preset, in a row: each fills the form (the run waits for Run)."""
+    for col, name in zip(st.columns(len(presets)), presets, strict=True):
+        col.button(name, key=f"{prefix}preset_{name}", help=notes[name], on_click=load_preset,
+                   args=(controls, presets[name]), width="stretch")
+
+
+def changed_since(controls: Sequence[Control], form_cfg: GeneralizationConfig | None,
+                  cfg: GeneralizationConfig) -> None:
+    """Say so when the results on screen are not the form's setting (a preset or a control changed since)."""
+    if form_cfg is None or form_cfg == cfg:
+        return
+    changed = [c.label for c in controls if c.value(form_cfg) != c.value(cfg)]
+    st.warning("⏸ **These results are for the setting last run**, not the form's: "
+               f"{', '.join(changed) or 'the form'} changed since. Press **Run** to see the form's setting.")
 
 
 def control_grid(controls: Sequence[Control], defaults: dict, columns: int = 3) -> list:

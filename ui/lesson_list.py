@@ -38,6 +38,10 @@ LESSONS: tuple[Lesson, ...] = (
            "Remedies from the literature (random shifts, 2-D or relative positions, overlapping or shifted "
            "patches, locality attention, pooling), five seeds each, and CNNs with parts taken away. Predict which "
            "of them recognise shapes at unseen positions, then see the bench.", 1, "remedies", 3),
+    Lesson("pages/5_Real_handwriting.py", "Real handwriting", "✍️",
+           "The same test on real handwritten digits (the UCI scans, ten classes or 0 vs 1): new positions *and* "
+           "new handwriting. Does the ViT's blind spot survive, does the CNN hold, and do lesson 4's remedies "
+           "still work? Five seeds each, with intervals.", 1, "digits", 3),
 )
 
 # Pages that are not lessons: in the navigation after them, in the pages/ folder, not on the home page's cards

@@ -14,7 +14,7 @@ import streamlit as st
 from core.data.position_split import Data, DataConfig, make_data
 from core.engine.results import RunResult, mean_grid, position_grid, summary
 from core.engine.run_config import GeneralizationConfig
-from core.engine.verdict import Verdict, judge_prediction, verdicts
+from core.engine.verdict import PREDICTIONS, Verdict, judge_prediction, verdicts
 from core.models.model_config import ModelConfig
 from core.models.registry import build, spec
 from ui.downloads import results_csv, run_json
@@ -48,7 +48,8 @@ def the_split(cfg: GeneralizationConfig) -> None:
         table=[{"image": c.replace("<br>", ", ")} for c in captions]), key="the_split")
 
 
-def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str | None) -> None:
+def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str | None,
+                   predictions: dict[str, tuple[str, ...]] = PREDICTIONS) -> None:
     st.subheader("Results")
     origin = ("precomputed with this code and shipped with the app (press *Re-run this setting live* to train it "
               "now)" if result.origin == "shipped" else "trained on this server")
@@ -63,7 +64,7 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
     transformers = [m for m in cfg.models if spec(m).transformer and m in v]
     if transformers and prediction is not None:
         m = transformers[0]
-        st.markdown(f"**Your prediction:** {prediction} → {PREDICTION_WORDS[judge_prediction(prediction, v[m])]}. "
+        st.markdown(f"**Your prediction:** {prediction} → {PREDICTION_WORDS[judge_prediction(prediction, v[m], predictions)]}. "
                     f"{model_figures.label(m)}: {v[m].text}.")
     for col, (m, verdict) in zip(st.columns(max(1, len(v))), v.items(), strict=False):
         iv = verdict.interval
@@ -136,10 +137,10 @@ def generalization_maps(cfg: GeneralizationConfig, result: RunResult) -> None:
                                                     f"{model_figures.label(m)} · {title}", chance=kind.chance), col)
 
 
-def misclassified(cfg: GeneralizationConfig, result: RunResult) -> None:
+def misclassified(cfg: GeneralizationConfig, result: RunResult, prefix: str = "") -> None:
     c1, c2 = st.columns(2)
-    who = c1.selectbox("Model", list(cfg.models), format_func=model_figures.label, key="mis_model", bind=URL)
-    seed = c2.selectbox("Seed", list(cfg.train.seeds), key="mis_seed", bind=URL)
+    who = c1.selectbox("Model", list(cfg.models), format_func=model_figures.label, key=f"{prefix}mis_model", bind=URL)
+    seed = c2.selectbox("Seed", list(cfg.train.seeds), key=f"{prefix}mis_seed", bind=URL)
     wrong = [p for p in result.test_predictions if p.model == who and p.seed == seed and not p.correct]
     n = sum(1 for p in result.test_predictions if p.model == who and p.seed == seed)
     if not n:

@@ -157,20 +157,48 @@ def judge(cfg: GeneralizationConfig, prediction: str | None) -> None:
         judged().pop(cfg, None)
 
 
+def predict_first(cfg: GeneralizationConfig, result: RunResult | None, question: str, options, key: str) -> bool:
+    """The learner's prediction before any result (in the Run and *Re-run live* too): whether the result of
+    ``cfg`` may be shown, i.e. a prediction for it was made or explicitly skipped. ``question``: what to predict
+    (markdown); ``options``: the choices; ``key``: the radio's (its buttons' keys follow it)."""
+    st.markdown(f"**Predict first.** {question}")
+    choice = st.radio("Your prediction", list(options), index=None, key=key, label_visibility="collapsed")
+    done = judged()
+    if cfg in done:
+        st.caption(f"Your prediction for the setting shown: **{done[cfg] or 'skipped'}**. A new pick is judged at "
+                   "your next Run.")
+        return True
+    if result is None:
+        st.caption("Then press **Run** below: your pick is judged against the run.")
+        return False
+    c1, c2 = st.columns(2)
+    if c1.button("Check it against the result", key=f"{key}_check", type="primary", disabled=choice is None):
+        done[cfg] = choice
+        st.rerun()
+    if c2.button("Show the result without predicting", key=f"{key}_skip"):
+        done[cfg] = None
+        st.rerun()
+    return False
+
+
 def stored_or_trained(store, form_cfg: GeneralizationConfig | None, submitted: bool, prediction: str | None,
-                      curve: bool, default: GeneralizationConfig, link_keys) -> tuple[GeneralizationConfig, RunResult | None]:
+                      curve: bool, default: GeneralizationConfig, link_keys, lookup=None,
+                      prefix: str = "") -> tuple[GeneralizationConfig, RunResult | None]:
     """(config, result or None) to show. A Run shows the form's setting; a link opened anywhere shows the
     setting it names (any of ``link_keys`` in the URL), training it first if this server has not run it yet.
-    Run and *Re-run live* judge the prediction made before them (``judged``)."""
+    Run and *Re-run live* judge the prediction made before them (``judged``). ``lookup``: how a config's
+    stored result is found (default ``store.get``); ``prefix``: the page's own session keys."""
+    active = f"{prefix}active"
+    lookup = lookup or store.get
     if submitted:
-        st.session_state.active = form_cfg
+        st.session_state[active] = form_cfg
         judge(form_cfg, prediction)
-    opened_from_link = "active" not in st.session_state and any(k in st.query_params for k in link_keys)
-    if "active" not in st.session_state and form_cfg is not None:
-        st.session_state.active = form_cfg
-    cfg: GeneralizationConfig = st.session_state.get("active", default)
-    result = store.get(cfg)
-    rerun = result is not None and st.button("Re-run this setting live", key="rerun",
+    opened_from_link = active not in st.session_state and any(k in st.query_params for k in link_keys)
+    if active not in st.session_state and form_cfg is not None:
+        st.session_state[active] = form_cfg
+    cfg: GeneralizationConfig = st.session_state.get(active, default)
+    result = lookup(cfg)
+    rerun = result is not None and st.button("Re-run this setting live", key=f"{prefix}rerun",
                                              help="Train again now, with live progress, instead of the stored result; "
                                                   "your prediction above is judged against it")
     if rerun:

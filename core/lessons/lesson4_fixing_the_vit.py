@@ -75,12 +75,14 @@ def bench(models: tuple[str, ...] | None = None, seeds: int = len(SEEDS)) -> Gen
     return replace(BENCH, models=chosen, train=replace(BENCH.train, seeds=first_seeds(seeds)))
 
 
-def from_bench(lookup: Callable[[GeneralizationConfig], RunResult | None], cfg: GeneralizationConfig):
-    """The result for ``cfg``: ``lookup``'s own, or the models it selects from a looked-up run of the whole bench
-    with the same seeds and epochs (a selection trains nothing new)."""
+def from_bench(lookup: Callable[[GeneralizationConfig], RunResult | None], cfg: GeneralizationConfig,
+               full_models: tuple[str, ...] = BENCH.models):
+    """The result for ``cfg``: ``lookup``'s own, or the models it selects from a looked-up run of every model of
+    ``full_models`` (default: the whole bench) with the same data, seeds and epochs (a selection trains nothing
+    new)."""
     result = lookup(cfg)
-    if result is None:
-        full = lookup(replace(cfg, models=BENCH.models))
+    if result is None and set(cfg.models) <= set(full_models):
+        full = lookup(replace(cfg, models=full_models))
         result = None if full is None else full.subset(cfg)
     return result
 

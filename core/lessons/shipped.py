@@ -1,5 +1,5 @@
-"""The results that ship with the app (``results/<name>.json`` and ``.weights.pt``): lesson 3's presets and
-lesson 4's bench, each with the fingerprint of the code that made them, so a stale file is never shown as
+"""The results that ship with the app (``results/<name>.json`` and ``.weights.pt``): lesson 3's presets,
+lesson 4's bench and lesson 5's two tasks, each with the fingerprint of the code that made them, so a stale file is never shown as
 current. ``python -m scripts.precompute`` writes them."""
 
 from __future__ import annotations
@@ -15,11 +15,13 @@ from core.engine.results import RunResult
 from core.engine.run_config import GeneralizationConfig
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from core.lessons.lesson4_fixing_the_vit import BENCH
+from core.lessons.lesson5_real_handwriting import PRESETS as DIGIT_PRESETS
 
 RESULTS_DIR = ROOT / "results"
-# What ships precomputed: lesson 3's presets and lesson 4's bench
+# What ships precomputed: lesson 3's presets, lesson 4's bench and lesson 5's two tasks
 SHIPPED_CONFIGS: dict[str, GeneralizationConfig] = {
-    **{p: PRESETS[p] for p in ("lesson", "exercise-1", "exercise-2", "exercise-3")}, "remedies": BENCH}
+    **{p: PRESETS[p] for p in ("lesson", "exercise-1", "exercise-2", "exercise-3")}, "remedies": BENCH,
+    "digits": DIGIT_PRESETS["ten digits"], "digits-0-1": DIGIT_PRESETS["0 vs 1"]}
 SHIPPED = tuple(SHIPPED_CONFIGS)
 
 

@@ -122,3 +122,21 @@ def test_live_test_points_equal_the_full_test_sets_accuracy():
     train(model, data.Xtr, data.ytr, data.Xte, data.yte, 40, 1e-2, callback=check, eval_every=4)
     assert len(seen) == 10 and all(a == b for a, b in seen)
     assert len({b for _, b in seen}) > 1  # the accuracy moved during training: the check compared something
+
+
+def test_ten_classes_train_with_one_logit_per_class_and_the_same_distinct_weighting():
+    """Lesson 5's ten digits: (B, 10) logits and a cross-entropy. Training on the distinct images, each weighted
+    by its count, is the full batch's mathematics here too."""
+    from core.data.position_split import DataConfig
+
+    d = DataConfig(dataset="digits", n_train=200, n_test=60, train_range=(6, 8), test_range=(4, 5))
+    data = make_data(d)
+    X, y = torch.cat([data.Xtr, data.Xtr[:40]]), torch.cat([data.ytr, data.ytr[:40]])  # 40 images twice
+    runs = []
+    for dedup in (True, False):
+        model = build("cnn", TINY.model, 16, 0, outputs=10)
+        runs.append(train(model, X, y, data.Xte, data.yte, epochs=30, lr=3e-3, dedup=dedup))
+    assert runs[0].test_logits.shape == (60, 10)
+    assert runs[0].curves[-1].loss == pytest.approx(runs[1].curves[-1].loss, rel=1e-4)
+    assert runs[0].curves[0].loss == pytest.approx(np.log(10), abs=0.3)  # a cross-entropy starts near log K
+    assert runs[0].curves[-1].loss < runs[0].curves[0].loss and runs[0].train_acc > 0.3  # it learns (chance 10 %)

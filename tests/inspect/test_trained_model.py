@@ -31,7 +31,8 @@ def test_the_run_keeps_every_trained_model_and_the_probe_reproduces_its_forward(
     x = torch.from_numpy(make_image("circle", 3, 4))[None, None]
     with torch.no_grad():
         direct = torch.sigmoid(trained_model(result, "vit", 0)(x))[0].item()
-    assert p.p_circle["vit"] == pytest.approx(direct, abs=1e-6) and set(p.p_circle) == {"vit", "cnn", "vit-nopos-avg"}
+    assert p.probs["vit"][1] == pytest.approx(direct, abs=1e-6) and set(p.probs) == {"vit", "cnn", "vit-nopos-avg"}
+    assert p.p_true == pytest.approx(direct, abs=1e-6) and p.p_right("cnn") == pytest.approx(p.probs["cnn"][1])
     # the stored test prediction of that model agrees with the rebuilt one
     stored = next(t for t in result.test_predictions if t.model == "vit")
     x = torch.from_numpy(make_image("circle" if stored.label else "plus", stored.cx, stored.cy))[None, None]

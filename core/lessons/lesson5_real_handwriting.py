@@ -1,0 +1,208 @@
+"""Lesson 5, "Real handwriting": lesson 3's experiment on real images. A handwritten digit (the UCI digits,
+``core/data/digits.py``) is placed on a 16×16 canvas at a centre; the models train at centres 6..12 and are
+tested at 4..5, never seen in training, on digits never seen in training either (the split is by image as well
+as by position). Ten classes, and the two-class 0 vs 1 that matches lesson 3's plus vs circle.
+
+The engine is lesson 3's (``run(GeneralizationConfig)``): only the config's ``data.dataset`` differs. The
+models are lesson 3's ViT and CNN and lesson 4's remedies that restored the ViT on shapes (random shifts, 2-D
+and relative positions, no positions with a mean pool), with the CNN whose flatten head failed there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from core.data.position_split import DataConfig
+from core.engine.results import RunResult, mean_grid
+from core.engine.run_config import LESSON, GeneralizationConfig, TrainConfig
+from core.engine.verdict import Verdict, verdicts
+from core.lessons.controls import Control
+from core.lessons.exercise import Answer
+from core.lessons.lesson3_vit_vs_cnn import OPTIONS, OUTCOME, Lookup, PresetExercise
+from core.lessons.lesson4_fixing_the_vit import MAX_SEEDS, first_seeds, from_bench
+from core.models.registry import spec
+from core.models.remedies import CARDS
+
+MODELS = ("vit", "cnn", "vit-shift", "vit-nopos-avg", "vit-sincos2d", "vit-relpos", "cnn-flatten")
+REMEDIES = ("vit-shift", "vit-nopos-avg", "vit-sincos2d", "vit-relpos")
+SEEDS = (0, 1, 2, 3, 4)
+TASKS = ("digits", "digits-0-1")  # names in core.data.datasets
+DIGITS = GeneralizationConfig(
+    models=MODELS, data=DataConfig(dataset="digits", n_train=1000, train_range=(6, 12), n_test=500, test_range=(4, 5)),
+    train=TrainConfig(LESSON.train.epochs, LESSON.train.lr, SEEDS))
+PRESETS: dict[str, GeneralizationConfig] = {
+    "ten digits": DIGITS,
+    # lesson 3's sizes (300 training and 150 test images) on two classes: the toy's task on real images
+    "0 vs 1": replace(DIGITS, data=replace(DIGITS.data, dataset="digits-0-1", n_train=300, n_test=150)),
+    # within one click's cap: what a learner can re-run live (tens of seconds)
+    "small": replace(DIGITS, models=("vit", "cnn"), train=replace(DIGITS.train, seeds=(0, 1))),
+}
+PRESET_NOTES = {
+    "ten digits": "The lesson's setting: ten digits, 1000 training images at centres 6..12, 500 test images at 4..5, "
+                  "7 models × 5 seeds (shipped).",
+    "0 vs 1": "Two classes, as lesson 3: 300 training images of 0s and 1s, 150 test images (shipped).",
+    "small": "The ViT and the CNN on ten digits, 2 seeds: small enough to re-run live.",
+}
+SHIPPED_PRESETS = ("ten digits", "0 vs 1")
+
+
+def on_offer(models) -> tuple[str, ...]:
+    """``models`` as the lesson's selection: lesson 3's two and any model on lesson 4's bench."""
+    unknown = [m for m in models if m not in CARDS]
+    if unknown:
+        raise ValueError(f"not offered here: {unknown}; choose from {list(CARDS)}")
+    return tuple(models)
+
+
+CENTRES = (4, 20)  # every centre a digit can have on the largest canvas (24x24); a smaller canvas refuses more
+CONTROLS: tuple[Control, ...] = (
+    Control("digits_task", "data.dataset", "Task", "radio", TASKS, flag_name="--task",
+            format={"digits": "ten digits (0–9)", "digits-0-1": "two digits (0 vs 1)"}.get, extra={"horizontal": True}),
+    Control("digits_models", "models", "Models", "multiselect", tuple(CARDS), format=lambda m: spec(m).label,
+            from_config=list, to_config=on_offer, cli_nargs="+", flag_name="--models",
+            cli_help="default: the ViT, the CNN and the remedies that worked on shapes"),
+    Control("digits_n_train", "data.n_train", "Training images", "slider", bounds=(100, 3000, 100), flag_name="--n-train"),
+    Control("digits_train_range", "data.train_range", "Training centres (cx and cy)", "slider", bounds=CENTRES,
+            cli_nargs=2, flag_name="--train-range", cli_help="inclusive centre range, e.g. 6 12"),
+    Control("digits_test_range", "data.test_range", "Test centres (unseen)", "slider", bounds=CENTRES, cli_nargs=2,
+            flag_name="--test-range", cli_help="inclusive centre range, e.g. 4 5"),
+    Control("digits_n_test", "data.n_test", "Test images", "slider", bounds=(50, 1000, 50), flag_name="--n-test"),
+    Control("digits_canvas", "data.img_size", "Canvas (pixels a side)", "select_slider", (16, 24), flag_name="--canvas",
+            help="A digit is 8×8: on 16×16 its centre can be 4..12, on 24×24 4..20 (and the ViTs see 36 patches)"),
+    Control("digits_epochs", "train.epochs", "Epochs (full-batch Adam steps)", "slider", bounds=(50, 400, 10),
+            flag_name="--epochs"),
+    Control("digits_seeds", "train.seeds", "Seeds (0, 1, …)", "slider", bounds=(1, MAX_SEEDS), to_config=first_seeds,
+            from_config=len, flag_name="--seeds", cli_help=f"seeds 0..N-1 (default {len(SEEDS)})"),
+)
+
+
+def lookup_in(lookup: Lookup, cfg: GeneralizationConfig) -> RunResult | None:
+    """The result for ``cfg``, or its models' part of a stored run of every model of the lesson (same data, seeds
+    and epochs): a selection of the shipped run trains nothing."""
+    return from_bench(lookup, cfg, full_models=MODELS)
+
+
+# ---------------------------------------------------------------- seen and unseen, read from the map
+@dataclass(frozen=True)
+class SeenUnseen:
+    seen: float  # mean map accuracy at the training centres (test digits: never trained on)
+    unseen: float  # at the test centres
+
+
+def seen_unseen(result: RunResult, model: str) -> SeenUnseen:
+    """A model's map accuracy at the training centres and at the test centres, every class, mean over seeds: how
+    much of its test score is lost to the digits themselves, and how much to their position."""
+    d = result.config.data
+    centres = np.array(d.kind.centres(d.img_size))
+    grid = mean_grid(result, model)
+
+    def inside(r: tuple[int, int]) -> float:
+        keep = (centres >= r[0]) & (centres <= r[1])
+        return float(np.nanmean(grid[np.ix_(keep, keep)]))
+
+    return SeenUnseen(inside(d.train_range), inside(d.test_range))
+
+
+# ---------------------------------------------------------------- exercises, answered from the shipped runs
+def _run(lookup: Lookup, preset: str) -> tuple[RunResult | None, dict[str, Verdict]]:
+    result = lookup_in(lookup, PRESETS[preset])
+    return result, ({} if result is None else verdicts(result, {m: spec(m).label for m in result.config.models}))
+
+
+def _missing(preset: str) -> Answer:
+    return Answer(None, f"The **{preset}** run is not on this server yet: pick that preset and press *Run*.")
+
+
+def ten_digits_vit(lookup: Lookup) -> Answer:
+    result, v = _run(lookup, "ten digits")
+    if result is None or "vit" not in v or "cnn" not in v:
+        return _missing("ten digits")
+    s = seen_unseen(result, "vit")
+    return Answer(OUTCOME[v["vit"].band], (
+        f"On ten digits the lesson's ViT scored {v['vit'].text}; the CNN {v['cnn'].interval}. Chance is 10 %. The "
+        f"map separates the two things a test digit can be new in: the ViT gets {s.seen:.0%} of unseen digits right "
+        f"at the *training* centres and {s.unseen:.0%} at the test centres. Real digits add a second gap to the "
+        "toy's one: the ViT also generalizes poorly to new handwriting, and the position gap comes on top."))
+
+
+def two_digits_vs_shapes(lookup: Lookup) -> Answer:
+    result, v = _run(lookup, "0 vs 1")
+    shapes = lookup(LESSON)
+    if result is None or "vit" not in v:
+        return _missing("0 vs 1")
+    if shapes is None:
+        return Answer(None, "Lesson 3's run is not on this server yet: open lesson 3 and press *Run* there.")
+    toy = verdicts(shapes)["vit"].interval
+    mine = v["vit"].interval
+    correct = 1 if mine.overlaps(toy) else 0 if mine.mean > toy.mean else 2
+    return Answer(correct, (
+        f"0 vs 1 on real digits: the ViT scored {mine}; plus vs circle in lesson 3: {toy}. A 0 and a 1 differ in "
+        "how much ink there is and how wide it spreads, which a ViT can read from its patches' contents wherever "
+        "they sit; a plus and a circle of the same size share most of their pixels, so only *where* the ink is "
+        "tells them apart, and that is what the ViT's position table ties to the training centres."))
+
+
+def best_remedy(lookup: Lookup) -> Answer:
+    result, v = _run(lookup, "ten digits")
+    shown = [m for m in REMEDIES if m in v]
+    if result is None or len(shown) < len(REMEDIES):
+        return _missing("ten digits")
+    best = max(shown, key=lambda m: v[m].interval.mean)
+    ranked = "; ".join(f"{spec(m).label} {v[m].interval}" for m in sorted(shown, key=lambda m: -v[m].interval.mean))
+    return Answer(REMEDIES.index(best), (
+        f"At the unseen centres on ten digits: {ranked}. The CNN: {v['cnn'].interval} (if the CNN is above every "
+        "remedy, none of them closes the gap on real digits, even where it did on shapes)."))
+
+
+DIGIT_OPTIONS = ("Better than on plus vs circle", "No different (the intervals overlap)",
+                 "Worse than on plus vs circle")
+EXERCISES: tuple[PresetExercise, ...] = (  # each answered from its preset's run (``preset``)
+    PresetExercise("ten-digits", "Ten digits, tested at centres never seen in training: the lesson's ViT is…",
+                   "Pick the preset *ten digits* (the default) and compare the ViT's metric with the CNN's and with "
+                   "chance (10 %).", OPTIONS, ten_digits_vit, preset="ten digits"),
+    PresetExercise("zero-vs-one", "Two classes, 0 vs 1, as lesson 3 has two: at the unseen centres the ViT does…",
+                   "Pick the preset *0 vs 1* and compare the ViT's interval with lesson 3's.", DIGIT_OPTIONS,
+                   two_digits_vs_shapes, preset="0 vs 1"),
+    PresetExercise("best-remedy", "On ten digits, which change to the ViT does best at the unseen centres?",
+                   "On *ten digits*, read the ranking.", tuple(spec(m).label for m in REMEDIES), best_remedy,
+                   preset="ten digits"),
+)
+
+
+# ---------------------------------------------------------------- what to notice, written from the run's numbers
+RESTORED = ("between", "top")
+
+
+def notes(result: RunResult, shapes: RunResult | None = None) -> list[str]:
+    """What to notice in a run of this lesson: each model's verdict, how much of a test digit's newness is its
+    handwriting and how much its position, which remedies helped, and (``shapes``: lesson 3's run) where real
+    digits differ from the toy."""
+    cfg = result.config
+    labels = {m: spec(m).label for m in cfg.models}
+    v = verdicts(result, labels)
+    out = [f"Chance is {cfg.data.kind.chance:.0%} ({len(cfg.data.kind.classes)} classes). "
+           + " ".join(f"{labels[m]}: {x.interval}." for m, x in v.items())]
+    splits = {m: seen_unseen(result, m) for m in v}
+    out.append("Test digits at the **training** centres against the **test** centres (the map; every digit is new to "
+               "the models): " + "; ".join(f"{labels[m]} {s.seen:.0%} → {s.unseen:.0%}" for m, s in splits.items())
+               + ". The first number is what new handwriting costs; the drop to the second is what a new position "
+               "costs.")
+    works = [m for m in REMEDIES if m in v and v[m].band in RESTORED]
+    fails = [m for m in REMEDIES if m in v and v[m].band not in RESTORED]
+    if works:
+        out.append("Above chance here: " + ", ".join(f"**{labels[m]}** {v[m].interval.mean:.0%}" for m in works) + ".")
+    if fails:
+        out.append("**Not distinguishable from chance here**: " + ", ".join(labels[m] for m in fails)
+                   + ". On shapes (lesson 4) each of these restored the ViT.")
+    cnns = [m for m in v if not spec(m).transformer and v[m].band not in ("top",)]
+    if cnns:
+        out.append("A CNN below the best: " + ", ".join(f"**{labels[m]}** {v[m].interval}" for m in cnns)
+                   + ". A flatten head has a weight for every position, so it must learn each position anew.")
+    if shapes is not None and "vit" in v:
+        toy = verdicts(shapes)["vit"].interval
+        out.append(f"Against the toy: lesson 3's ViT scored {toy} on plus vs circle (chance 50 %); here "
+                   f"{v['vit'].interval} (chance {cfg.data.kind.chance:.0%}).")
+    return out
+

@@ -1,0 +1,69 @@
+"""Lesson 5: its presets, controls and cap, and the exercises and notes answered from the shipped runs."""
+
+from dataclasses import replace
+
+import pytest
+
+from core.engine.planning import MAX_RUN_COST, relative_cost
+from core.engine.run_config import LESSON
+from core.lessons.controls import config_from
+from core.lessons.lesson5_real_handwriting import (
+    CONTROLS,
+    DIGITS,
+    EXERCISES,
+    MODELS,
+    PRESETS,
+    lookup_in,
+    notes,
+    seen_unseen,
+)
+from core.lessons.shipped import SHIPPED_CONFIGS, load_fresh_shipped
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_fresh_shipped()
+
+
+def test_the_lessons_setting_is_real_digits_at_unseen_centres_and_the_small_preset_fits_the_cap():
+    assert DIGITS.data.dataset == "digits" and DIGITS.data.kind.chance == 0.1 and len(DIGITS.train.seeds) == 5
+    assert set(DIGITS.models) == set(MODELS) and len(MODELS) == 7
+    assert PRESETS["0 vs 1"].data.kind.classes == ("0", "1")
+    assert relative_cost(PRESETS["small"]) <= MAX_RUN_COST < relative_cost(DIGITS)  # the default ships; small trains
+    assert SHIPPED_CONFIGS["digits"] == DIGITS and SHIPPED_CONFIGS["digits-0-1"] == PRESETS["0 vs 1"]
+
+
+def test_the_form_builds_one_config_and_refuses_a_range_that_does_not_fit():
+    cfg = config_from(DIGITS, CONTROLS, {"digits_task": "digits-0-1", "digits_canvas": 24,
+                                         "digits_train_range": (10, 20)})
+    assert cfg.data.dataset == "digits-0-1" and cfg.data.img_size == 24 and cfg.data.train_range == (10, 20)
+    with pytest.raises(ValueError, match="does not fit a 16x16 image"):
+        config_from(DIGITS, CONTROLS, {"digits_train_range": (6, 20)})
+    with pytest.raises(ValueError, match="not offered here"):
+        config_from(DIGITS, CONTROLS, {"digits_models": ["vit-config"]})
+
+
+def test_a_selection_of_the_shipped_models_needs_no_training(shipped):
+    part = lookup_in(shipped.get, replace(DIGITS, models=("vit", "cnn")))
+    assert part is not None and {r.model for r in part.rows} == {"vit", "cnn"} and len(part.rows) == 10
+    assert lookup_in(shipped.get, replace(DIGITS, train=replace(DIGITS.train, epochs=100))) is None
+
+
+def test_each_exercise_is_answered_from_the_shipped_runs(shipped):
+    answers = {ex.key: ex.answer(shipped.get) for ex in EXERCISES}
+    assert all(a.correct is not None for a in answers.values()), {k: a.explanation for k, a in answers.items()}
+    assert all(0 <= answers[ex.key].correct < len(ex.options) for ex in EXERCISES)
+    assert "Chance is 10 %" in answers["ten-digits"].explanation
+    # nothing on this server: each says which run to make first
+    empty = {ex.key: ex.answer(lambda cfg: None) for ex in EXERCISES}
+    assert all(a.correct is None and "*Run*" in a.explanation for a in empty.values())
+
+
+def test_notes_are_written_from_the_numbers(shipped):
+    result = lookup_in(shipped.get, DIGITS)
+    said = notes(result, shipped.get(LESSON))
+    vit = seen_unseen(result, "vit")
+    assert 0 <= vit.unseen <= 1 and 0 <= vit.seen <= 1
+    assert said[0].startswith("Chance is 10 % (10 classes).") and f"ViT (lesson) {vit.seen:.0%} → {vit.unseen:.0%}" in said[1]
+    assert any(n.startswith("Against the toy") for n in said)
+    assert not any("Against the toy" in n for n in notes(result))  # without lesson 3's run it says nothing of it

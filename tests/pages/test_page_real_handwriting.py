@@ -1,0 +1,83 @@
+"""Lesson 5's page: real digits, predict first, the shipped runs at once, a small setting trained live, links."""
+
+from tests.apptest_helpers import assert_clean, open_section, page
+
+PAGE = "pages/5_Real_handwriting.py"
+
+
+def skip(at):
+    next(b for b in at.button if b.label == "Show the result without predicting").click().run()
+    return at
+
+
+def test_opens_on_real_digits_and_shows_nothing_before_a_prediction():
+    at = page(PAGE, timeout=60)
+    assert_clean(at)
+    # the first screen: real digits at a seen and an unseen centre, and the question; no metric or table
+    split = at.get("plotly_chart")
+    assert len(split) == 1 and "handwritten digits" in split[0].proto.spec and not at.metric and not at.dataframe
+    assert any("prediction" in i.value for i in at.info)
+    at.radio(key="digits_predict").set_value("Not distinguishable from chance, or worse").run()
+    next(b for b in at.button if b.label == "Check it against the result").click().run()
+    assert_clean(at)
+    assert any("precomputed and shipped" in c.value for c in at.caption)  # instant: the shipped run, 7 models
+    assert len(at.metric) == 7 and len(at.dataframe[0].value) == 7
+    judged = next(md.value for md in at.markdown if md.value.startswith("**Your prediction:**"))
+    assert "ViT (lesson)" in judged
+    notes = [md.value for md in at.markdown if md.value.startswith("- ")]
+    assert any(n.startswith("- Chance is 10 % (10 classes)") for n in notes)
+    assert any("training** centres against the **test** centres" in n for n in notes)
+    assert any("Against the toy: lesson 3's ViT" in n for n in notes)
+
+
+def test_every_section_draws_real_digits_and_the_probe_works_unchanged():
+    at = skip(page(PAGE, timeout=60))
+    open_section(at, "Generalization maps")
+    assert_clean(at)
+    maps = [c.proto.spec for c in at.get("plotly_chart")[1:]]
+    assert sum(spec.count('"coloraxis":"coloraxis"') for spec in maps) == 7  # every model, one colour scale
+    open_section(at, "Misclassified test digits")
+    assert_clean(at)
+    assert "said" in at.get("plotly_chart")[1].proto.spec  # the real test digits, with what the model said
+    open_section(at, "Look inside the models")
+    assert_clean(at)
+    assert at.radio(key="digits_probe_shape").options == [str(d) for d in range(10)]
+    at.radio(key="digits_probe_shape").set_value("7").run()
+    assert_clean(at)
+    assert any(md.value.startswith("**digit 7 at") or md.value.startswith("**7 at") for md in at.markdown)
+
+
+def test_the_two_class_preset_is_shipped_and_judged_against_chance_50():
+    at = page(PAGE, timeout=60)
+    next(b for b in at.button if b.label == "0 vs 1").click().run()
+    next(b for b in at.button if b.label == "Run").click().run()
+    skip(at)
+    assert_clean(at)
+    assert not at.get("progress") and any("precomputed and shipped" in c.value for c in at.caption)
+    assert any(md.value.startswith("- Chance is 50 % (2 classes)") for md in at.markdown)
+
+
+def test_a_small_setting_trains_live_and_a_too_big_one_is_refused():
+    at = page(PAGE, timeout=240)
+    at.radio(key="digits_task").set_value("digits-0-1")
+    at.multiselect(key="digits_models").set_value(["vit", "cnn"])
+    at.slider(key="digits_n_train").set_value(100)
+    at.slider(key="digits_epochs").set_value(50)
+    at.slider(key="digits_seeds").set_value(1)
+    at.toggle(key="live_curve").set_value(False)
+    next(b for b in at.button if b.label == "Run").click().run()
+    skip(at)
+    assert_clean(at)
+    assert any("trained on this server" in c.value for c in at.caption) and len(at.metric) == 2
+    at.multiselect(key="digits_models").set_value(["vit", "cnn", "vit-shift", "vit-relpos"])
+    at.slider(key="digits_n_train").set_value(3000)
+    at.slider(key="digits_seeds").set_value(10)
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert any("Cannot run this setting" in e.value and "the lesson's training work" in e.value for e in at.error)
+
+
+def test_a_link_opens_its_setting():
+    at = skip(page(PAGE, timeout=60, query={"digits_task": "digits-0-1", "digits_n_train": "300",
+                                             "digits_n_test": "150"}))
+    assert_clean(at)
+    assert any("2 classes" in md.value for md in at.markdown)  # the shipped 0-vs-1 run, opened from the link
