@@ -117,7 +117,8 @@ def test_pages_build_no_figures_themselves():
 
 SETTING_WIDGETS = {"slider", "select_slider", "radio", "selectbox", "multiselect", "number_input", "toggle", "checkbox",
                    "text_input", "segmented_control", "pills"}
-NOT_IN_THE_LINK = ("predict", "answer_", "bench_pick")  # a learner's own answers: a shared link must not carry them
+# a learner's own answers: a shared link must not carry them (prediction_key: ui.training.predict_first's radio)
+NOT_IN_THE_LINK = ("predict", "answer_", "bench_pick", "prediction_key")
 
 
 def test_every_setting_control_is_in_the_link():

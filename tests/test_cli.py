@@ -171,7 +171,9 @@ def test_digits_prints_the_shipped_run_as_the_page_shows_it_and_trains_a_small_s
 def test_digits_refuses_what_the_page_refuses_in_one_line():
     for args, says in ((("--train-range", "3", "9"), "centres must be in 4..12"),
                        (("--seeds", "10", "--n-train", "3000", "--train"), "the lesson's training work"),
-                       (("--models", "vit-config"), "not offered here")):
+                       (("--canvas", "24", "--train-range", "6", "21"), "centres must be in 4..20")):
         p = run_cli("digits", *args)
         assert p.returncode == 2 and "Traceback" not in p.stderr and says in p.stderr, p.stderr
         assert len(p.stderr.strip().splitlines()) == 1
+    p = run_cli("digits", "--models", "vit-config")  # not on offer: argparse's own usage line and error
+    assert p.returncode == 2 and "invalid choice: 'vit-config'" in p.stderr

@@ -125,7 +125,7 @@ def generalization_maps(cfg: GeneralizationConfig, result: RunResult) -> None:
     st.caption(("Each class" if two else f"Five test images of each of the {len(kind.classes)} classes")
                + " at every centre where it fits, classified by the trained models (mean over seeds; the "
                "number in each cell is the accuracy there). Solid outline: training centres. Dashed: the test "
-               f"centres. Blue: right, orange: wrong, white: chance ({kind.chance:.0%}).")
+               f"centres. Blue: right, orange: wrong, white: chance ({kind.chance * 100:.0f} %).")
     centres = list(kind.centres(cfg.data.img_size))
     for m in cfg.models:
         if not any(p.model == m for p in result.position_map):
@@ -200,7 +200,7 @@ def maps_grid(cfg: GeneralizationConfig, result: RunResult, v: dict[str, Verdict
     kind = cfg.data.kind
     st.caption(f"Accuracy at every centre, every class averaged ({kind.label}), mean over seeds (hover for the number; "
                "*Show numbers* in the sidebar lists them). Solid square: training centres; dashed: the test centres. "
-               f"Blue: right (100 %), orange: wrong (0 %), white: chance ({kind.chance:.0%}). One colour scale for "
+               f"Blue: right (100 %), orange: wrong (0 %), white: chance ({kind.chance * 100:.0f} %). One colour scale for "
                "every model.")
     grids = {m: mean_grid(result, m) for m in v}
     names = list(grids)

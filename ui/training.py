@@ -157,12 +157,14 @@ def judge(cfg: GeneralizationConfig, prediction: str | None) -> None:
         judged().pop(cfg, None)
 
 
-def predict_first(cfg: GeneralizationConfig, result: RunResult | None, question: str, options, key: str) -> bool:
+def predict_first(cfg: GeneralizationConfig, result: RunResult | None, question: str, options,
+                  prediction_key: str) -> bool:
     """The learner's prediction before any result (in the Run and *Re-run live* too): whether the result of
     ``cfg`` may be shown, i.e. a prediction for it was made or explicitly skipped. ``question``: what to predict
-    (markdown); ``options``: the choices; ``key``: the radio's (its buttons' keys follow it)."""
+    (markdown); ``options``: the choices; ``prediction_key``: the radio's (its buttons' keys follow it): a
+    learner's own answer, never in a link."""
     st.markdown(f"**Predict first.** {question}")
-    choice = st.radio("Your prediction", list(options), index=None, key=key, label_visibility="collapsed")
+    choice = st.radio("Your prediction", list(options), index=None, key=prediction_key, label_visibility="collapsed")
     done = judged()
     if cfg in done:
         st.caption(f"Your prediction for the setting shown: **{done[cfg] or 'skipped'}**. A new pick is judged at "
@@ -172,10 +174,10 @@ def predict_first(cfg: GeneralizationConfig, result: RunResult | None, question:
         st.caption("Then press **Run** below: your pick is judged against the run.")
         return False
     c1, c2 = st.columns(2)
-    if c1.button("Check it against the result", key=f"{key}_check", type="primary", disabled=choice is None):
+    if c1.button("Check it against the result", key=f"{prediction_key}_check", type="primary", disabled=choice is None):
         done[cfg] = choice
         st.rerun()
-    if c2.button("Show the result without predicting", key=f"{key}_skip"):
+    if c2.button("Show the result without predicting", key=f"{prediction_key}_skip"):
         done[cfg] = None
         st.rerun()
     return False

@@ -107,7 +107,7 @@ def verdicts(result: RunResult, labels: dict[str, str] | None = None) -> dict[st
     for m, iv in intervals.items():
         band = band_of(iv, best, chance)
         ref = labels.get(best_name, best_name)
-        phrase = {"below": f"below chance ({chance:.0%})", "chance": f"not distinguishable from chance ({chance:.0%})",
+        phrase = {"below": f"below chance ({chance * 100:.0f} %)", "chance": f"not distinguishable from chance ({chance * 100:.0f} %)",
                   "between": f"above chance but below the {ref}",
                   "top": "the best here" if m == best_name else f"not distinguishable from the {ref}"}[band]
         spread = ("one seed, so the spread between seeds is unknown" if iv.seeds == 1

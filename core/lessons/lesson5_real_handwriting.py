@@ -182,7 +182,7 @@ def notes(result: RunResult, shapes: RunResult | None = None) -> list[str]:
     cfg = result.config
     labels = {m: spec(m).label for m in cfg.models}
     v = verdicts(result, labels)
-    out = [f"Chance is {cfg.data.kind.chance:.0%} ({len(cfg.data.kind.classes)} classes). "
+    out = [f"Chance is {cfg.data.kind.chance * 100:.0f} % ({len(cfg.data.kind.classes)} classes). "
            + " ".join(f"{labels[m]}: {x.interval}." for m, x in v.items())]
     splits = {m: seen_unseen(result, m) for m in v}
     out.append("Test digits at the **training** centres against the **test** centres (the map; every digit is new to "
@@ -203,6 +203,6 @@ def notes(result: RunResult, shapes: RunResult | None = None) -> list[str]:
     if shapes is not None and "vit" in v:
         toy = verdicts(shapes)["vit"].interval
         out.append(f"Against the toy: lesson 3's ViT scored {toy} on plus vs circle (chance 50 %); here "
-                   f"{v['vit'].interval} (chance {cfg.data.kind.chance:.0%}).")
+                   f"{v['vit'].interval} (chance {cfg.data.kind.chance * 100:.0f} %).")
     return out
 

@@ -20,7 +20,7 @@ def test_opens_on_real_digits_and_shows_nothing_before_a_prediction():
     at.radio(key="digits_predict").set_value("Not distinguishable from chance, or worse").run()
     next(b for b in at.button if b.label == "Check it against the result").click().run()
     assert_clean(at)
-    assert any("precomputed and shipped" in c.value for c in at.caption)  # instant: the shipped run, 7 models
+    assert any("shipped with the app" in c.value for c in at.caption)  # instant: the shipped run, 7 models
     assert len(at.metric) == 7 and len(at.dataframe[0].value) == 7
     judged = next(md.value for md in at.markdown if md.value.startswith("**Your prediction:**"))
     assert "ViT (lesson)" in judged
@@ -53,7 +53,7 @@ def test_the_two_class_preset_is_shipped_and_judged_against_chance_50():
     next(b for b in at.button if b.label == "Run").click().run()
     skip(at)
     assert_clean(at)
-    assert not at.get("progress") and any("precomputed and shipped" in c.value for c in at.caption)
+    assert not at.get("progress") and any("shipped with the app" in c.value for c in at.caption)
     assert any(md.value.startswith("- Chance is 50 % (2 classes)") for md in at.markdown)
 
 
@@ -77,7 +77,8 @@ def test_a_small_setting_trains_live_and_a_too_big_one_is_refused():
 
 
 def test_a_link_opens_its_setting():
-    at = skip(page(PAGE, timeout=60, query={"digits_task": "digits-0-1", "digits_n_train": "300",
+    # a bound radio with a format holds the shown label in the URL (Streamlit's query-params binding)
+    at = skip(page(PAGE, timeout=60, query={"digits_task": "two digits (0 vs 1)", "digits_n_train": "300",
                                              "digits_n_test": "150"}))
     assert_clean(at)
     assert any("2 classes" in md.value for md in at.markdown)  # the shipped 0-vs-1 run, opened from the link
