@@ -55,7 +55,7 @@ st.subheader("How to read the pages")
 st.markdown(
     "- **Each page opens on its figure** and its main controls; more controls are in the sidebar or in a form. "
     "Every change re-runs the experiment (cheap ones at once, training only when you press *Run*).\n"
-    "- **Predict first**: lessons 3 and 4 show their results once you have predicted them (or chosen to skip).\n"
+    "- **Predict first**: lessons 3 to 5 show their results once you have predicted them (or chosen to skip).\n"
     "- **Exercises** (below the first figure) ask the lesson's questions; *Check my answer* checks yours against the "
     "numbers the page computes, and explains.\n"
     "- **A link keeps the settings**: every control is in the page's address, and the sidebar shows it with a copy "

@@ -121,6 +121,8 @@ def main() -> None:
             form_cfg, submitted = None, False
     with picture:
         the_split(form_cfg or DIGITS)
+        st.caption("Split by image too: a third of each digit's scans are test digits only, so every test digit is "
+                   "handwriting the models never saw, whatever its centre.")
     cfg, result = stored_or_trained(store, form_cfg, submitted, st.session_state.get("digits_predict"), curve, DIGITS,
                                     [c.key for c in CONTROLS], lookup=lookup, prefix="digits_")
     with prediction_box:

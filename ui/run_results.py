@@ -96,8 +96,11 @@ def per_seed_table(cfg: GeneralizationConfig, result: RunResult) -> None:
         table.loc[f"test, 95 % interval {'low' if bound == 'lo' else 'high'}"] = [
             getattr(v[m].interval, bound) if k == "test" else np.nan
             for m in models for k in ("train", "test")]
-    # a static table: a real HTML <table> for screen readers, and no data grid to load on the first view
-    st.table(table.astype(float).style.format("{:.1%}", na_rep="—"))
+    styled = table.astype(float).style.format("{:.1%}", na_rep="—")
+    if len(models) <= 3:  # a static table: a real HTML <table> for screen readers, no data grid to load
+        st.table(styled)
+    else:  # too wide for a phone: a grid scrolls within itself and takes the keyboard (a table's scroll box cannot)
+        st.dataframe(styled, width="stretch")
     st.caption("The same accuracies as bars, with the training curves, are in the next section, "
                "*Accuracy and curves*.")
 
@@ -106,7 +109,8 @@ def accuracy_and_curves(result: RunResult) -> None:
     rows = scored_rows(result)
     if not rows:
         return
-    c1, c2 = st.columns(2)
+    # side by side for the lesson's few models; a bench's many names need the page's width
+    c1, c2 = st.columns(2) if len(result.config.models) <= 3 else (st.container(), st.container())
     chart(model_figures.accuracy_bars(rows, chance=result.config.data.kind.chance), c1)
     curves = [asdict(c) for c in result.curves]
     chart(model_figures.curves_figure(curves, "loss", "Training loss"), c2)

@@ -7,9 +7,9 @@ def test_home_links_every_lesson_and_names_itself_home_in_the_navigation():
     assert "ViT Lab" in at.title[0].value
     links = [(el.proto.label, el.proto.page) for el in at.get("page_link")]
     home = links.index(("Home", ""))  # the sidebar comes after the main area in AppTest's tree
-    nav = links[home:home + 6]
+    nav = links[home:home + 7]
     cards = [link for link in links[:home] if link[0] != "Find out in lesson 3"]  # the picture's link comes first
-    lessons = ["Patchify", "Permutation_symmetry", "ViT_vs_CNN", "Fixing_the_ViT"]
+    lessons = ["Patchify", "Permutation_symmetry", "ViT_vs_CNN", "Fixing_the_ViT", "Real_handwriting"]
     assert nav[0][0] == "Home" and [p for _, p in nav[1:]] == [*lessons, "Glossary"]
     assert [p for _, p in cards] == lessons
     assert not any(label == "app" for label, _ in links)

@@ -21,26 +21,47 @@ def color(model: str) -> str:
 def accuracy_bars(rows: list[dict], title: str = "Accuracy per model (bars: mean, dots: seeds)",
                   chance: float = 0.5) -> go.Figure:
     """Grouped bars of mean train and test accuracy per model, each seed drawn as a dot. ``rows``: dicts
-    with model, seed, train_acc and test_acc (diverged seeds left out by the caller)."""
+    with model, seed, train_acc and test_acc (diverged seeds left out by the caller). More than three models lie
+    on their side, a row each: long names side by side would run together on a phone."""
     fig = go.Figure()
     models = list(dict.fromkeys(r["model"] for r in rows))
+    flat = len(models) > 3
+
+    def xy(names: list[str], values: list[float]) -> dict:  # names on the category axis, values on the other
+        return dict(y=names, x=values, orientation="h") if flat else dict(x=names, y=values)
+
     for split, opacity in (("train_acc", 0.45), ("test_acc", 1.0)):
         means = [np.mean([r[split] for r in rows if r["model"] == m]) for m in models]
-        fig.add_trace(go.Bar(x=[label(m) for m in models], y=means, name="train (seen positions)" if split == "train_acc"
-                             else "test (unseen positions)", opacity=opacity, offsetgroup=split,
-                             marker_color=[color(m) for m in models],
-                             text=[f"{v:.1%}" for v in means], textposition="outside", textfont=dict(color="#111827")))
-        fig.add_trace(go.Box(x=[label(r["model"]) for r in rows], y=[r[split] for r in rows], offsetgroup=split,
+        fig.add_trace(go.Bar(**xy([label(m) for m in models], means), name="train (seen positions)"
+                             if split == "train_acc" else "test (unseen positions)", opacity=opacity, offsetgroup=split,
+                             marker_color=[color(m) for m in models], text=[f"{v:.1%}" for v in means],
+                             textposition="outside", textfont=dict(color="#111827")))
+        fig.add_trace(go.Box(**xy([label(r["model"]) for r in rows], [r[split] for r in rows]), offsetgroup=split,
                              boxpoints="all", pointpos=0, jitter=0.3, fillcolor="rgba(0,0,0,0)", line_color="rgba(0,0,0,0)",
                              marker=dict(color="#111827", size=7), showlegend=False, name=f"{split}, per seed",
                              hovertext=[f"seed {r['seed']}: {r[split]:.1%}" for r in rows], hoverinfo="text"))
-    fig.add_hline(y=chance, line=dict(dash="dot", color="#6b7280"), annotation_text="chance")
-    fig.update_layout(title=title, barmode="group", boxmode="group", height=380, yaxis=dict(range=[0, 1.12], tickformat=".0%"),
-                      margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=-0.15))
+    axis = dict(range=[0, 1.12], tickformat=".0%")
+    if flat:
+        fig.add_vline(x=chance, line=dict(dash="dot", color="#6b7280"), annotation_text="chance")
+        fig.update_layout(xaxis=axis, yaxis=dict(autorange="reversed"), height=120 + 56 * len(models),
+                          legend=dict(orientation="h", y=-120 / (56 * len(models))))
+    else:
+        fig.add_hline(y=chance, line=dict(dash="dot", color="#6b7280"), annotation_text="chance")
+        fig.update_layout(yaxis=axis, height=380, legend=dict(orientation="h", y=-0.15))
+    fig.update_layout(title=title, barmode="group", boxmode="group", margin=dict(l=10, r=10, t=40, b=10))
     return fig
 
 
 SEED_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+
+
+def legend_foot(entries: int, axis: int) -> int:
+    """The bottom margin (px) that holds the axis (``axis`` px: its ticks and title) and, at the figure's foot, a
+    horizontal legend of ``entries`` as a phone draws it: Plotly wraps a legend to the plot's width, a phone's is
+    150-330 px, so each entry takes a row of its own (about 25 px). A legend below the plot in the plot's own
+    coordinates pushed the plot up into its axis title on a phone; in a margin of its own it cannot (a desktop
+    draws it on one row, leaving the rest of the margin blank)."""
+    return axis + 25 * entries + 10
 
 
 def curves_figure(curves: list[dict], metric: str, title: str, height: int = 320) -> go.Figure:
@@ -58,8 +79,9 @@ def curves_figure(curves: list[dict], metric: str, title: str, height: int = 320
                                  hovertemplate=f"{label(model)} · seed {seed}<br>epoch %{{x}}: %{{y:.3~g}}<extra></extra>"))
     if len(seeds) > 1:
         title += " (line style: seed " + ", ".join(f"{s} {d}" for s, d in zip(seeds, SEED_DASHES, strict=False)) + ")"
-    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40, b=10), xaxis_title="epoch",
-                      legend=dict(orientation="h", y=-0.25))
+    foot = legend_foot(len({m for m, _ in keys}), 60)  # the ticks and the axis title "epoch"
+    fig.update_layout(title=title, height=height - 10 + foot, margin=dict(l=10, r=10, t=40, b=foot), xaxis_title="epoch",
+                      legend=dict(orientation="h", yref="container", y=0, yanchor="bottom"))
     if metric != "loss":
         fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
     return fig
@@ -116,8 +138,12 @@ def ranking_figure(rows: list[dict], title: str = "Test accuracy at unseen posit
                          arrayminus=[r["mean"] - r["lo"] for r in part], color="#111827"),
             hovertemplate="%{y}: %{x:.1%}<extra></extra>"))
     fig.add_vline(x=chance, line=dict(dash="dot", color="#6b7280"), annotation_text="chance", annotation_position="top")
-    fig.update_layout(title=title, height=100 + 28 * len(rows), margin=dict(l=10, r=10, t=40, b=10), barmode="overlay",
-                      legend=dict(orientation="h", y=-0.35, title_text="group"),
+    # the legend at the figure's foot, in a margin of its own: below the plot it would squeeze the plot (and
+    # its two-line axis title) into itself on a phone, where its entries take three rows
+    foot = legend_foot(len({r.get("group", "") for r in rows}) + 1, 60)  # the ticks and the two-line axis title
+    fig.update_layout(title=title, height=90 + foot + 28 * len(rows), margin=dict(l=10, r=10, t=40, b=foot),
+                      barmode="overlay", legend=dict(orientation="h", yref="container", y=0, yanchor="bottom",
+                                                     title_text="group"),
                       yaxis=dict(categoryorder="array", categoryarray=[label(r["model"]) for r in rows]),
                       xaxis=dict(range=[0, 1.02], tickformat=".0%",
                                  title="test accuracy<br>(unseen positions)"))  # two lines: fits a phone
