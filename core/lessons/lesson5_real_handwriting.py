@@ -15,12 +15,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from core.data.position_split import DataConfig
-from core.engine.results import RunResult, mean_grid
+from core.engine.results import RunResult, mean_grid, summary
 from core.engine.run_config import LESSON, GeneralizationConfig, TrainConfig
 from core.engine.verdict import Verdict, verdicts
 from core.lessons.controls import Control
 from core.lessons.exercise import Answer
-from core.lessons.lesson3_vit_vs_cnn import OPTIONS, OUTCOME, Lookup, PresetExercise
+from core.lessons.lesson3_vit_vs_cnn import FITS, OPTIONS, OUTCOME, Lookup, PresetExercise
 from core.lessons.lesson4_fixing_the_vit import MAX_SEEDS, first_seeds, from_bench
 from core.models.registry import spec
 from core.models.remedies import CARDS
@@ -137,10 +137,12 @@ def two_digits_vs_shapes(lookup: Lookup) -> Answer:
     toy = verdicts(shapes)["vit"].interval
     mine = v["vit"].interval
     correct = 1 if mine.overlaps(toy) else 0 if mine.mean > toy.mean else 2
+    why = ("The intervals overlap, so these seeds cannot tell them apart, though the means differ by "
+           f"{abs(mine.mean - toy.mean):.0%}: more seeds would decide. " if correct == 1 else "")
     return Answer(correct, (
-        f"0 vs 1 on real digits: the ViT scored {mine}; plus vs circle in lesson 3: {toy}. A 0 and a 1 differ in "
-        "how much ink there is and how wide it spreads, which a ViT can read from its patches' contents wherever "
-        "they sit; a plus and a circle of the same size share most of their pixels, so only *where* the ink is "
+        f"0 vs 1 on real digits: the ViT scored {mine}; plus vs circle in lesson 3: {toy}. {why}A 0 and a 1 differ "
+        "in how much ink there is and how wide it spreads, which a ViT can read from its patches' contents wherever "
+        "they sit; a plus and a circle of the same size share most of their pixels, so mostly *where* the ink is "
         "tells them apart, and that is what the ViT's position table ties to the training centres."))
 
 
@@ -184,15 +186,28 @@ def notes(result: RunResult, shapes: RunResult | None = None) -> list[str]:
     v = verdicts(result, labels)
     out = [f"Chance is {cfg.data.kind.chance * 100:.0f} % ({len(cfg.data.kind.classes)} classes). "
            + " ".join(f"{labels[m]}: {x.interval}." for m, x in v.items())]
+    unfit = {m: s.train_mean for m, s in summary(result).items() if m in v and s.train_mean < FITS}
+    if unfit:
+        out.append("**Did not fit its own training images** in " + f"{cfg.train.epochs} epochs: "
+                   + ", ".join(f"{labels[m]} ({acc:.0%} train)" for m, acc in unfit.items())
+                   + ". A test score then mixes what the model could not learn with what it could not carry to new places: "
+                   "more epochs (or a larger learning rate) before judging it.")
     splits = {m: seen_unseen(result, m) for m in v}
     out.append("Test digits at the **training** centres against the **test** centres (the map; every digit is new to "
                "the models): " + "; ".join(f"{labels[m]} {s.seen:.0%} → {s.unseen:.0%}" for m, s in splits.items())
                + ". The first number is what new handwriting costs; the drop to the second is what a new position "
                "costs.")
-    works = [m for m in REMEDIES if m in v and v[m].band in RESTORED]
+    best = max(v, key=lambda m: v[m].interval.mean)
+    top = [m for m in REMEDIES if m in v and v[m].band == "top"]
+    between = [m for m in REMEDIES if m in v and v[m].band == "between"]
     fails = [m for m in REMEDIES if m in v and v[m].band not in RESTORED]
-    if works:
-        out.append("Above chance here: " + ", ".join(f"**{labels[m]}** {v[m].interval.mean:.0%}" for m in works) + ".")
+    if top:
+        out.append(f"Remedies as good as the best ({labels[best]}): "
+                   + ", ".join(f"**{labels[m]}** {v[m].interval.mean:.0%}" for m in top) + ".")
+    if between:
+        out.append(f"Remedies above chance but below the best ({labels[best]} {v[best].interval.mean:.0%}): "
+                   + ", ".join(f"**{labels[m]}** {v[m].interval.mean:.0%}" for m in between)
+                   + ". On shapes (lesson 4) each of these restored the ViT.")
     if fails:
         out.append("**Not distinguishable from chance here**: " + ", ".join(labels[m] for m in fails)
                    + ". On shapes (lesson 4) each of these restored the ViT.")
@@ -201,8 +216,14 @@ def notes(result: RunResult, shapes: RunResult | None = None) -> list[str]:
         out.append("A CNN below the best: " + ", ".join(f"**{labels[m]}** {v[m].interval}" for m in cnns)
                    + ". A flatten head has a weight for every position, so it must learn each position anew.")
     if shapes is not None and "vit" in v:
-        toy = verdicts(shapes)["vit"].interval
-        out.append(f"Against the toy: lesson 3's ViT scored {toy} on plus vs circle (chance 50 %); here "
-                   f"{v['vit'].interval} (chance {cfg.data.kind.chance * 100:.0f} %).")
+        toy, mine = verdicts(shapes)["vit"].interval, v["vit"].interval
+        said = (f"Against the toy: lesson 3's ViT scored {toy} on plus vs circle (chance 50 %); here {mine} "
+                f"(chance {cfg.data.kind.chance * 100:.0f} %).")
+        if len(cfg.data.kind.classes) == 2:
+            said += (" Better than on the toy: a 0 and a 1 differ in how much ink there is and how it spreads, which "
+                     "the patches' contents show wherever they sit." if mine.lo > toy.hi else
+                     " Not distinguishable from the toy's: more seeds would narrow both." if mine.overlaps(toy) else
+                     " Worse than on the toy.")
+        out.append(said)
     return out
 

@@ -64,6 +64,11 @@ def test_notes_are_written_from_the_numbers(shipped):
     said = notes(result, shipped.get(LESSON))
     vit = seen_unseen(result, "vit")
     assert 0 <= vit.unseen <= 1 and 0 <= vit.seen <= 1
-    assert said[0].startswith("Chance is 10 % (10 classes).") and f"ViT (lesson) {vit.seen:.0%} → {vit.unseen:.0%}" in said[1]
+    assert said[0].startswith("Chance is 10 % (10 classes).")
+    split = next(n for n in said if "against the **test** centres" in n)
+    assert f"ViT (lesson) {vit.seen:.0%} → {vit.unseen:.0%}" in split
+    shift_fit = sum(r.train_acc for r in result.rows if r.model == "vit-shift") / len(result.config.train.seeds)
+    unfit = next((n for n in said if n.startswith("**Did not fit")), "")
+    assert ("ViT + random shifts" in unfit) == (shift_fit < 0.95)  # named when it did not fit, from the rows
     assert any(n.startswith("Against the toy") for n in said)
     assert not any("Against the toy" in n for n in notes(result))  # without lesson 3's run it says nothing of it
