@@ -31,7 +31,15 @@ from ui.run_results import (
     results_header,
     the_split,
 )
-from ui.training import WARM_DELAY, judged, live_curve_toggle, predict_first, stored_or_trained, sweep_live
+from ui.training import (
+    WARM_DELAY,
+    judged,
+    live_curve_toggle,
+    predict_first,
+    ready_to_show,
+    stored_or_trained,
+    sweep_live,
+)
 from ui.widgets import URL, background, bullets, chart, page_header, sections, share_link, show_source
 
 LESSON = PRESETS["lesson"]
@@ -138,11 +146,7 @@ def main() -> None:
                                     [c.key for c in CONTROLS])
     with prediction_box:
         revealed = predict(cfg, result)
-    if result is None:
-        st.info("This setting has not been run yet (or its run was interrupted). Press **Run** to train it.")
-    elif not revealed:
-        st.info("The results are ready: make your prediction above (or skip it) to see them.")
-    else:
+    if ready_to_show(result, revealed):
         changed_since(CONTROLS, form_cfg, cfg)
         results_header(cfg, result, judged()[cfg])
         # The first section holds no chart: a page's first Plotly chart makes the browser load and evaluate Plotly's

@@ -38,7 +38,7 @@ from ui.run_results import (
     results_header,
     the_split,
 )
-from ui.training import WARM_DELAY, judged, live_curve_toggle, predict_first, stored_or_trained
+from ui.training import WARM_DELAY, judged, live_curve_toggle, predict_first, ready_to_show, stored_or_trained
 from ui.widgets import background, bullets, page_header, sections, share_link, show_source
 
 DEFAULT = {c.key: c.value(DIGITS) for c in CONTROLS}  # declared once in core: widget, URL key, field, flag
@@ -128,11 +128,7 @@ def main() -> None:
     with prediction_box:
         revealed = predict_first(cfg, result, f"At the {term('seen and unseen positions', 'unseen positions')}, on "
                                  "digits it never saw, the lesson's ViT will score…", PREDICTIONS, "digits_predict")
-    if result is None:
-        st.info("This setting has not been run yet (or its run was interrupted). Press **Run** to train it.")
-    elif not revealed:
-        st.info("The results are ready: make your prediction above (or skip it) to see them.")
-    else:
+    if ready_to_show(result, revealed):
         changed_since(CONTROLS, form_cfg, cfg)
         results(cfg, result, store)
     background(BACKGROUND)

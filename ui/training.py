@@ -183,6 +183,15 @@ def predict_first(cfg: GeneralizationConfig, result: RunResult | None, question:
     return False
 
 
+def ready_to_show(result: RunResult | None, revealed: bool) -> bool:
+    """Whether a result may be shown now; if not, say why (not run yet, or waiting for the prediction)."""
+    if result is None:
+        st.info("This setting has not been run yet (or its run was interrupted). Press **Run** to train it.")
+    elif not revealed:
+        st.info("The results are ready: make your prediction above (or skip it) to see them.")
+    return result is not None and revealed
+
+
 def stored_or_trained(store, form_cfg: GeneralizationConfig | None, submitted: bool, prediction: str | None,
                       curve: bool, default: GeneralizationConfig, link_keys, lookup=None,
                       prefix: str = "") -> tuple[GeneralizationConfig, RunResult | None]:
