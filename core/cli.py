@@ -180,9 +180,10 @@ def cmd_digits(args: argparse.Namespace) -> dict:
             "seconds": result.seconds}
 
 
-def cmd_probe(args: argparse.Namespace) -> dict:
+def _probed_run(args: argparse.Namespace):
+    """The preset's run (shipped when fresh, else trained now) and the class to draw, after checking the model,
+    seed and class belong to it."""
     from core.engine.run import run
-    from core.inspect.trained_model import distances, probe, seen_centre
     from core.lessons.shipped import SHIPPED_CONFIGS, load_fresh_shipped
 
     cfg = SHIPPED_CONFIGS[args.preset]
@@ -194,8 +195,19 @@ def cmd_probe(args: argparse.Namespace) -> dict:
         raise ValueError(f"model {args.model!r} is not in the {args.preset} run; choose from {list(cfg.models)}")
     if args.seed not in cfg.train.seeds:
         raise ValueError(f"seed {args.seed} is not in the {args.preset} run; choose from {list(cfg.train.seeds)}")
-    cx, cy = args.centre
     shape = args.shape or cfg.data.kind.classes[0]
+    if shape not in cfg.data.kind.classes:
+        raise ValueError(f"--shape must be one of {list(cfg.data.kind.classes)} for the {args.preset} run, got {shape!r}")
+    return result, shape
+
+
+def cmd_probe(args: argparse.Namespace) -> dict:
+    from core.inspect.trained_model import distances, probe, seen_centre
+
+    result, shape = _probed_run(args)
+    if args.image is not None:
+        return _probe_drawing(args, result, shape)
+    cx, cy = args.centre
 
     def one(x: int, y: int) -> dict:
         p = probe(result, args.model, args.seed, shape, x, y)
@@ -205,7 +217,7 @@ def cmd_probe(args: argparse.Namespace) -> dict:
             out["p_circle"] = {m: ps[p.classes.index("circle")] for m, ps in p.probs.items()}
         if p.attention:
             out |= {"attention": [a.tolist() for a in p.attention], "rollout": p.rollout.tolist(),
-                    "distance": [d.tolist() for d in p.distance]}
+                    "distance": [d.tolist() for d in p.distance], "logit_lens": _lens(result, args, p.image)}
         if p.features is not None:
             out |= {"peaks": p.peaks}
         return out
@@ -215,6 +227,43 @@ def cmd_probe(args: argparse.Namespace) -> dict:
     if out["probe"].get("attention") is not None:
         untrained, trained = distances(result, args.model, args.seed)
         out["mean_distance"] = {"untrained": untrained.tolist(), "trained": trained.tolist()}
+    return out
+
+
+def _lens(result, args: argparse.Namespace, image) -> list[dict]:
+    """The probed model's logit lens on ``image``: each class's probability read after each layer."""
+    import torch
+
+    from core.inspect.logit_lens import logit_lens
+    from core.inspect.trained_model import trained_model
+
+    lens = logit_lens(trained_model(result, args.model, args.seed), torch.from_numpy(image)[None, None])
+    return [dict(zip(result.config.data.kind.classes, map(float, row), strict=True)) for row in lens.probs]
+
+
+def _probe_drawing(args: argparse.Namespace, result, shape: str) -> dict:
+    """``probe --image``: the learner's own drawing through every trained model of the run, the probed model's
+    logit lens, and the shift sweep of the drawn class (``shape``) at the probed seed."""
+    from pathlib import Path
+
+    from core.data import drawing
+    from core.inspect.own_input import answers, shift_sweep, where
+    from core.models.registry import spec
+
+    size, classes = result.config.data.img_size, result.config.data.kind.classes
+    path = Path(args.image)
+    text = path.read_text() if path.is_file() else args.image
+    image = drawing.from_text(text, size)
+    out = {"preset": args.preset, "model": args.model, "seed": args.seed, "shape": shape,
+           "drawing": drawing.to_text(image).splitlines(), "link": drawing.encode(image),
+           "centre_of_mass": drawing.centre_of_mass(image), "where": where(result, image),
+           "answers": {f"{m}/{seed}": dict(zip(classes, map(float, p), strict=True))
+                       for (m, seed), p in answers(result, image).items()}}
+    if spec(args.model).transformer:
+        out["logit_lens"] = _lens(result, args, image)
+    if out["centre_of_mass"] is not None:
+        sweep = shift_sweep(result, args.seed, image, classes.index(shape))
+        out["shift_sweep"] = {m: grid.tolist() for m, grid in sweep.maps.items()}  # rows cy, columns cx; NaN: null
     return out
 
 
@@ -319,6 +368,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shape", default=None, help="the class drawn: plus or circle (default plus), or a digit 0-9 "
                                                 "for lesson 5's presets (default 0)")
     p.add_argument("--centre", type=int, nargs=2, default=(3, 4), metavar=("CX", "CY"))
+    p.add_argument("--image", help="your own drawing instead of a test image: a text file, or the text itself, one "
+                                   "row per line (or rows split by /), . for empty, # for ink, 1-9 for grey; every "
+                                   "model answers, with the logit lens and the shift sweep of --shape")
     p.add_argument("--workers", type=int, help="if it must train: parallel worker processes")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_probe)

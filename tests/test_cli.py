@@ -177,3 +177,18 @@ def test_digits_refuses_what_the_page_refuses_in_one_line():
         assert len(p.stderr.strip().splitlines()) == 1
     p = run_cli("digits", "--models", "vit-config")  # not on offer: argparse's own usage line and error
     assert p.returncode == 2 and "invalid choice: 'vit-config'" in p.stderr
+
+
+def test_probe_an_own_drawing_answers_with_every_model_the_lens_and_the_shift_sweep():
+    p = run_cli("probe", "--image", "...#/..##/...#/....", "--json")  # 4 rows: not this run's 16
+    assert p.returncode == 2 and "16 rows of 16 pixels" in p.stderr and "Traceback" not in p.stderr
+    from core.data.drawing import to_text
+    from core.data.shapes import make_image
+
+    p = run_cli("probe", "--model", "vit", "--image", to_text(make_image("plus", 3, 4)).replace("\n", "/"), "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["where"] == "unseen: test" and out["centre_of_mass"] == [3, 4] and len(out["answers"]) == 6
+    # the lens's last reading is the answer (every token computed there, the class token alone in the answer)
+    assert len(out["logit_lens"]) == 2 and abs(out["logit_lens"][-1]["plus"] - out["answers"]["vit/0"]["plus"]) < 1e-5
+    assert abs(out["shift_sweep"]["vit"][4][3] - out["answers"]["vit/0"]["plus"]) < 1e-5  # rows cy, columns cx

@@ -1,0 +1,75 @@
+"""The logit lens for a trained vision transformer: what the model would answer if its encoder stopped after each
+layer. The tokens after layer i are read through the model's own ending (its pooling or class token, its final
+norm if it has one, its head), so the last layer's reading is the model's answer and the earlier ones show at
+which layer that answer forms (nostalgebraist 2020, "interpreting GPT: the logit lens"; for vision,
+ViT-Explainer, arXiv 2604.02182).
+
+No model is changed for it: the layers' outputs are caught with forward hooks, and each is read by running the
+model once more with its last layer's output replaced by it. Every layer computes every token here (the
+models' attention list switches off the class-token-only shortcut of their last layer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+def encoder_layers(model: nn.Module) -> nn.ModuleList:
+    """The model's encoder layers, in order (the lesson's and the remedies' ``layers``; the configurable ViT's
+    ``blocks``)."""
+    for owner in (model, getattr(model, "inner", None)):
+        for name in ("layers", "blocks"):
+            layers = getattr(owner, name, None)
+            if isinstance(layers, nn.ModuleList):
+                return layers
+    raise ValueError(f"{type(model).__name__} has no encoder layers: the logit lens reads transformers only")
+
+
+def _tokens(output):
+    """A layer's output tokens (B, T, D): the configurable ViT's blocks also return their attention weights."""
+    return output[0] if isinstance(output, tuple) else output
+
+
+def _replaced(output, tokens: torch.Tensor):
+    return (tokens, *output[1:]) if isinstance(output, tuple) else tokens
+
+
+@dataclass(frozen=True)
+class Lens:
+    logits: np.ndarray  # (layers, outputs): the model's answer read after each layer (the last: its answer)
+    probs: np.ndarray  # (layers, classes): the same as each class's probability
+
+
+def probabilities(logits: torch.Tensor) -> torch.Tensor:
+    """(..., 1) one logit -> (..., 2) (class 0, class 1) by the sigmoid; (..., K) -> (..., K) by the softmax."""
+    if logits.shape[-1] == 1:
+        p = torch.sigmoid(logits)
+        return torch.cat([1 - p, p], dim=-1)
+    return torch.softmax(logits, dim=-1)
+
+
+@torch.no_grad()
+def logit_lens(model: nn.Module, x: torch.Tensor) -> Lens:
+    """The lens of one image ``x`` (1, C, H, W) through ``model`` (in evaluation mode)."""
+    layers = encoder_layers(model)
+    caught: list[torch.Tensor] = []
+    hooks = [layer.register_forward_hook(lambda m, i, out: caught.append(_tokens(out))) for layer in layers]
+    try:
+        answer = model(x, attentions=[])  # every layer computes every token
+    finally:
+        for h in hooks:
+            h.remove()
+    readings = []
+    for tokens in caught[:-1]:
+        hook = layers[-1].register_forward_hook(lambda m, i, out, t=tokens: _replaced(out, t))
+        try:
+            readings.append(model(x, attentions=[]))
+        finally:
+            hook.remove()
+    readings.append(answer)
+    logits = torch.stack([r.reshape(-1) for r in readings])  # (layers, outputs)
+    return Lens(logits.numpy(), probabilities(logits).numpy())

@@ -1,0 +1,36 @@
+"""A learner's drawing through the trained models: a test image drawn gives its stored prediction, and the shift
+sweep at a centre gives the probe's value there."""
+
+import pytest
+
+from core.data.shapes import make_image
+from core.engine.run_config import LESSON
+from core.inspect.own_input import answers, shift_sweep, where
+from core.inspect.trained_model import _data, probe
+from core.lessons.shipped import load_fresh_shipped
+
+
+@pytest.fixture(scope="module")
+def result():
+    return load_fresh_shipped()[LESSON]
+
+
+def test_a_drawing_equal_to_a_test_image_gives_the_stored_prediction(result):
+    Xte = _data(LESSON.data).Xte
+    got = answers(result, Xte[7, 0].numpy())
+    assert set(got) == {(m, s) for m in LESSON.models for s in LESSON.train.seeds}
+    for stored in (p for p in result.test_predictions if p.index == 7):
+        assert got[stored.model, stored.seed][1] == pytest.approx(stored.p_circle, abs=1e-5)
+
+
+def test_the_shift_sweep_at_a_centre_is_the_probes_value_there(result):
+    plus = make_image("plus", 7, 7, 16)  # drawn at a training centre
+    sweep = shift_sweep(result, 0, plus, 0)  # the probability of "plus" wherever it fits
+    for cx, cy in ((3, 4), (7, 7), (12, 3)):
+        probed = probe(result, "vit", 0, "plus", cx, cy)
+        for m in LESSON.models:
+            assert sweep.maps[m][cy, cx] == pytest.approx(probed.p_right(m), abs=1e-5)
+    assert where(result, plus) == "seen" and where(result, make_image("plus", 3, 4, 16)) == "unseen: test"
+    assert where(result, make_image("plus", 12, 12, 16)) == "unseen"
+    with pytest.raises(ValueError, match="empty"):
+        shift_sweep(result, 0, plus * 0, 0)
