@@ -260,6 +260,25 @@ def _select(label: str, option: str):
     return act
 
 
+def _pixel(x: int, y: int, size: int = 16):
+    """A click on pixel (x, y) of the *Draw your own* canvas (the chart with a marker on every pixel): ink on, and
+    the same click again takes it off. The pointer is moved there first, untimed (Plotly picks a point on hover)."""
+    def point(page) -> tuple[float, float]:
+        canvas = page.locator(".js-plotly-plot").filter(has=page.locator(".scatterlayer .point")).first
+        box = canvas.locator(".scatterlayer .point").nth(y * size + x).bounding_box()
+        return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+    def act(page):
+        page.mouse.click(*point(page))
+
+    def prepare(page):
+        page.mouse.move(*point(page))
+        page.wait_for_timeout(300)
+
+    act.prepare = prepare
+    return act
+
+
 # Three typical controls per page: the section tab that shows what they change (opened first, untimed),
 # and a pair of actions (there, and back again: every try is a change)
 CONTROLS = {
@@ -289,6 +308,8 @@ CONTROLS = {
     },
     "ViT_vs_CNN": {  # the probe inside the shipped lesson's trained models
         "probe centre": ("Look inside the models", _slider("Centre cx", "ArrowRight"), _slider("Centre cx", "ArrowLeft")),
+        # a learner's own input: one pixel, then every model's answer, the logit lens and the maps redrawn
+        "draw a pixel": ("Draw your own", _pixel(15, 15), _pixel(15, 15)),
     },
 }
 # Pages whose results wait for the learner's prediction: the benchmark skips it (the button), untimed

@@ -21,6 +21,7 @@ from ui.figures import model_figures
 from ui.form_controls import changed_since, control_grid, load_preset, preset_buttons
 from ui.glossary import term
 from ui.look_inside import look_inside
+from ui.own_input import draw_your_own
 from ui.results_store import result_store
 from ui.run_results import (
     accuracy_and_curves,
@@ -158,6 +159,7 @@ def main() -> None:
             "Generalization map": lambda: generalization_maps(cfg, result),
             "Misclassified test images": lambda: misclassified(cfg, result),
             "Look inside the models": lambda: look_inside(result, "vc_"),
+        "Draw your own": lambda: draw_your_own(result, "vc_"),
         })
         what_to_notice(result)
     background(BACKGROUND)

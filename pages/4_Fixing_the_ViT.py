@@ -37,6 +37,7 @@ from ui.figures import model_figures
 from ui.form_controls import control_grid
 from ui.glossary import term
 from ui.look_inside import look_inside
+from ui.own_input import draw_your_own
 from ui.results_store import result_store
 from ui.run_results import maps_grid, ranking_table, the_split
 from ui.training import WARM_DELAY, live_curve_toggle, sweep_live, train_live
@@ -182,6 +183,7 @@ def show(cfg, result: RunResult, picked: list[str]) -> None:
         "Generalization maps": lambda: maps_grid(cfg, result, v),
         "Data efficiency": lambda: data_efficiency(cfg),
         "Look inside the models": lambda: look_inside(result, "bench_"),
+        "Draw your own": lambda: draw_your_own(result, "bench_"),
     })
     st.subheader("What to notice")
     bullets(notes(v, plotted))  # written from the bench's numbers (core: lesson4_fixing_the_vit.notes)

@@ -27,6 +27,7 @@ from ui.figures import model_figures
 from ui.form_controls import changed_since, control_grid, load_preset, preset_buttons
 from ui.glossary import term
 from ui.look_inside import look_inside
+from ui.own_input import draw_your_own
 from ui.results_store import result_store
 from ui.run_results import (
     accuracy_and_curves,
@@ -87,6 +88,7 @@ def results(cfg: GeneralizationConfig, result: RunResult, store) -> None:
         "Accuracy and curves": lambda: accuracy_and_curves(result),
         "Misclassified test digits": lambda: misclassified(cfg, result, "digits_"),
         "Look inside the models": lambda: look_inside(result, "digits_"),
+        "Draw your own": lambda: draw_your_own(result, "digits_"),
     })
     st.subheader("What to notice")
     bullets(notes(result, store.get(LESSON)))  # written from the run's numbers (core: lesson5_real_handwriting.notes)

@@ -398,3 +398,36 @@ def test_a_page_without_a_chart_loads_plotly_once_drawn_and_the_next_pages_chart
         assert len(page.evaluate(PLOTLY_FETCHES)) == 1
         assert errors.real() == []
         context.close()
+
+
+def test_a_click_on_the_canvas_draws_a_pixel_and_every_model_answers_it(browser):
+    """Lesson 3's *Draw your own*, from a blank canvas in the link: a click on a pixel puts ink there; the
+    drawing's place and the link follow at once (the answers come from the same run of the section)."""
+    from urllib.parse import parse_qs, quote, urlparse
+
+    import numpy as np
+
+    from core.data import drawing
+
+    blank = drawing.encode(np.zeros((16, 16), np.float32))
+    with streamlit_server() as (url, _, _):
+        page, errors = open_page(browser, f"{url}/ViT_vs_CNN?results_view=Draw+your+own&vc_drawing={quote(blank)}")
+        page.get_by_role("button", name="Show the result without predicting").click(timeout=120_000)
+        where = page.locator("p", has_text="Centre of mass:")
+        where.wait_for(timeout=60_000)
+        page.wait_for_timeout(1000)
+        assert "no ink" in where.inner_text()
+        # the canvas: the chart with a clickable marker on every pixel (16 x 16), the last one bottom right
+        canvas = page.locator(".js-plotly-plot").filter(has=page.locator(".scatterlayer .point")).first
+        canvas.scroll_into_view_if_needed()
+        box = canvas.locator(".scatterlayer .point").nth(16 * 16 - 1).bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2  # pixel (15, 15)
+        page.mouse.move(x, y)  # Plotly picks the point under the pointer on hover, then the click selects it
+        page.wait_for_timeout(300)
+        page.mouse.click(x, y)
+        page.get_by_text("Centre of mass: (15, 15)").wait_for(timeout=30_000)
+        drawn = drawing.decode(parse_qs(urlparse(page.url).query)["vc_drawing"][0], 16)
+        assert drawn[15, 15] == 1 and drawn.sum() == 1
+        assert "unseen" in where.inner_text() and page.locator("table").first.inner_text().count("·") == 6
+        assert errors.real() == []
+        page.context.close()

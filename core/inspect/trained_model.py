@@ -108,11 +108,18 @@ def probe(result: RunResult, name: str, seed: int, shape: str, cx: int, cy: int)
         raise ValueError(f"centre (cx={cx}, cy={cy}) does not fit a {d.img_size}x{d.img_size} image: {kind.pattern}, "
                          f"so centres must be in {fits[0]}..{fits[-1]}")
     image = kind.example(d.data_seed, kind.classes.index(shape), cx, cy, d.img_size)
-    x = torch.from_numpy(image)[None, None]  # (1, 1, H, W)
+    return probe_image(result, name, seed, image, shape, (cx, cy))
+
+
+def probe_image(result: RunResult, name: str, seed: int, image: np.ndarray, shape: str,
+                centre: tuple[int, int]) -> Probe:
+    """Any (H, W) image (a test image, or a learner's drawing of class ``shape`` centred at ``centre``) through
+    every model of the run at ``seed``, and a look inside ``name``."""
+    x = torch.from_numpy(np.ascontiguousarray(image, dtype=np.float32))[None, None]  # (1, 1, H, W)
     models = {m: trained_model(result, m, seed) for m in result.config.models if f"{m}/{seed}" in result.weights}
     model = models[name] if name in models else trained_model(result, name, seed)  # the latter says what is missing
     p = {m: class_probabilities(predict(net, x))[0].tolist() for m, net in models.items()}
-    out = Probe(name, seed, shape, cx, cy, image, kind.classes, p)
+    out = Probe(name, seed, shape, *centre, np.asarray(image, dtype=np.float32), result.config.data.kind.classes, p)
     if spec(name).transformer:
         attentions, _ = _attention(model, x)
         G = model.grid_size

@@ -82,3 +82,11 @@ def test_a_link_opens_its_setting():
                                              "digits_n_test": "150"}))
     assert_clean(at)
     assert any("2 classes" in md.value for md in at.markdown)  # the shipped 0-vs-1 run, opened from the link
+
+
+def test_draw_your_own_on_real_digits():
+    at = skip(page(PAGE, timeout=60, query={"digits_view": "Draw your own"}))
+    assert_clean(at)
+    table = at.table[0].value
+    assert len(table) == 7 and list(table.columns) == [f"seed {s}" for s in range(5)]
+    assert at.radio(key="digits_draw_class").options == [str(d) for d in range(10)]

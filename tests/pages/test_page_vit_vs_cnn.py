@@ -1,5 +1,6 @@
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from core.engine.run_config import LESSON, TrainConfig
@@ -295,3 +296,31 @@ def test_a_learner_opening_a_setting_another_is_training_watches_that_training(n
     assert first.wait(60).result is flights.store.get(cfg)
     first.detach()
     assert [m.value for m in reveal(at).metric] == [f"{flights.store.get(cfg).rows[0].test_acc:.1%}"]
+
+
+def test_draw_your_own_moves_a_drawing_every_model_answers_and_the_link_keeps_it():
+    from core.data import drawing
+    from core.data.shapes import make_image
+
+    plus = make_image("plus", 3, 4)
+    at = page(PAGE, timeout=60, query={"vc_drawing": drawing.encode(plus), "results_view": "Draw your own"})
+    next(b for b in at.button if b.label == "Show the result without predicting").click().run()
+    assert_clean(at)
+    assert any("**Centre of mass:** (3, 4); **unseen: test**" in md.value for md in at.markdown)  # the link's drawing
+    table = at.table[0].value
+    assert list(table.index) == ["ViT (lesson)", "CNN"] and list(table.columns) == ["seed 0", "seed 1", "seed 2"]
+    assert table.loc["CNN", "seed 0"].startswith("plus")  # the CNN still sees a plus at the unseen centre
+    for _ in range(4):
+        at.button(key="vc_draw_right").click().run()
+        at.button(key="vc_draw_down").click().run()
+    assert_clean(at)
+    assert any("**Centre of mass:** (7, 8); **seen**" in md.value for md in at.markdown)
+    assert np.array_equal(drawing.decode(at.query_params["vc_drawing"], 16), make_image("plus", 7, 8))
+    lens = [c.proto.spec for c in at.get("plotly_chart") if "after layer" in c.proto.spec]
+    assert len(lens) == 1  # the logit lens of the followed model (the lesson's ViT)
+    at.toggle(key="vc_draw_sweep").set_value(True).run()
+    assert_clean(at)
+    assert sum(c.proto.spec.count('"coloraxis":"coloraxis"') for c in at.get("plotly_chart")) == 2  # both models
+    at.button(key="vc_draw_clear").click().run()
+    assert_clean(at)
+    assert any("no ink" in md.value for md in at.markdown) and any("Draw something first" in i.value for i in at.info)

@@ -171,3 +171,17 @@ def patch_row_figure(row: np.ndarray, title: str, channels: int, patch_size: int
     fig.update_layout(shapes=[dict(type="line", x0=x - 0.5, x1=x - 0.5, y0=0, y1=1, xref="x", yref="paper",
                                    line=dict(color="#ef4444", width=width)) for x in cuts])
     return fig
+
+
+def drawing_figure(drawing: np.ndarray, title: str) -> go.Figure:
+    """A learner's drawing to click: grey pixels, and an invisible marker on every pixel so that a click selects
+    it (the page toggles that pixel)."""
+    fig = image_figure(drawing[None], title)
+    n = drawing.shape[0]
+    ys, xs = np.mgrid[0:n, 0:n]
+    fig.add_trace(go.Scatter(x=xs.flatten(), y=ys.flatten(), mode="markers", name="pixel", showlegend=False,
+                             marker=dict(size=14, symbol="square", opacity=0.01, color="#000000"),
+                             hovertemplate="click: ink on or off at x=%{x}, y=%{y}<extra></extra>"))
+    fig.update_xaxes(range=[-0.5, n - 0.5], autorange=False)
+    fig.update_yaxes(range=[n - 0.5, -0.5], autorange=False)
+    return fig

@@ -238,3 +238,18 @@ def sweep_figure(rows: list[dict], axis_title: str, log_x: bool = False, height:
                                  tickvals=values, ticktext=[f"{v:g}" for v in values]),
                       margin=dict(l=10, r=10, t=40, b=10))
     return fig
+
+
+def lens_figure(probs: np.ndarray, classes: tuple[str, ...], title: str) -> go.Figure:
+    """The logit lens: each class's probability (columns) read after each layer (rows, the last = the answer),
+    the number in each cell."""
+    text = [[f"{100 * p:.0f}" for p in row] for row in probs]
+    font = cell_font(len(classes), 320, 3)
+    fig = go.Figure(go.Heatmap(z=probs, x=list(classes), y=[f"after layer {i}" for i in range(len(probs))], zmin=0,
+                               zmax=1, colorscale="Blues", text=text, texttemplate="%{text}" if font else None,
+                               textfont=dict(size=font or MIN_FONT), colorbar=dict(tickformat=".0%", thickness=12),
+                               hovertemplate="%{y}: p(%{x}) = %{z:.1%}<extra></extra>"))
+    fig.update_layout(title=title, height=110 + 40 * len(probs), margin=dict(l=10, r=10, t=40, b=10))
+    fig.update_xaxes(type="category", title="class")
+    fig.update_yaxes(autorange="reversed")
+    return fig

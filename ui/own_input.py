@@ -1,0 +1,173 @@
+"""The "Draw your own" section of the training pages (lessons 3 to 5): a learner's drawing on the run's canvas,
+every trained model's answer to it at every seed, one model followed through layer by layer (the logit lens,
+attention or feature maps), and the shift sweep: the drawing moved to every place, each model's probability of
+the drawn class there. The drawing is in the link (``<prefix>drawing``, compact text: ``core.data.drawing``).
+
+The section is a fragment: a click on a pixel re-runs it alone, not the page.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+import torch
+
+from core.data import drawing as drawings
+from core.engine.results import RunResult
+from core.inspect.logit_lens import logit_lens
+from core.inspect.own_input import answers, shift_sweep, where
+from core.inspect.trained_model import probe_image, trained_model
+from core.models.registry import spec
+from ui.figures import image_figures, model_figures
+from ui.look_inside import one_side
+from ui.run_results import run_data
+from ui.widgets import PLOTLY_CONFIG, URL, chart, ready_to_draw
+
+START = 8  # the test images offered to start from
+
+
+def _key(prefix: str) -> str:
+    return f"{prefix}drawing"
+
+
+def current(result: RunResult, prefix: str) -> np.ndarray:
+    """The drawing: this session's, else the link's, else the first test image."""
+    key, size = _key(prefix), result.config.data.img_size
+    if key not in st.session_state:
+        text = st.query_params.get(key)
+        try:
+            st.session_state[key] = drawings.decode(text, size) if text else run_data(result.config.data).Xte[0, 0].numpy()
+        except ValueError as exc:
+            st.warning(f"The link's drawing could not be read ({exc}): starting from a test image.")
+            st.session_state[key] = run_data(result.config.data).Xte[0, 0].numpy()
+    return st.session_state[key]
+
+
+def _store(prefix: str, d: np.ndarray) -> None:
+    st.session_state[_key(prefix)] = d
+    st.query_params[_key(prefix)] = drawings.encode(d)
+    st.session_state[f"{prefix}draw_version"] = st.session_state.get(f"{prefix}draw_version", 0) + 1
+
+
+def _clicked(prefix: str, chart_key: str) -> None:
+    """A click on the canvas (a callback, before the fragment re-runs): that pixel's ink on or off."""
+    points = st.session_state[chart_key].selection.points
+    if points:
+        d = st.session_state[_key(prefix)].copy()
+        x, y = int(points[0]["x"]), int(points[0]["y"])
+        d[y, x] = 0.0 if d[y, x] > 0 else 1.0
+        _store(prefix, d)
+
+
+def _moved(prefix: str, dx: int, dy: int) -> None:
+    try:
+        _store(prefix, drawings.shift(st.session_state[_key(prefix)], dx, dy))
+    except ValueError as exc:
+        st.session_state[f"{prefix}draw_refused"] = str(exc)
+
+
+def _start(prefix: str, result: RunResult) -> None:
+    choice = st.session_state[f"{prefix}draw_start"]
+    size = result.config.data.img_size
+    data = run_data(result.config.data)
+    _store(prefix, np.zeros((size, size), np.float32) if choice < 0 else data.Xte[choice, 0].numpy())
+    if choice >= 0:
+        st.session_state[f"{prefix}draw_class"] = result.config.data.kind.classes[int(data.yte[choice])]
+
+
+def canvas(result: RunResult, prefix: str) -> np.ndarray:
+    """The canvas and its controls; the drawing."""
+    d = current(result, prefix)
+    data, classes = run_data(result.config.data), result.config.data.kind.classes
+    c1, c2 = st.columns([3, 2])
+    fig = image_figures.drawing_figure(d, "Your input: click a pixel to put ink on it or take it off")
+    ready_to_draw(fig, c1)
+    chart_key = f"{prefix}draw_click_{st.session_state.get(f'{prefix}draw_version', 0)}"  # a fresh click each time
+    c1.plotly_chart(fig, key=chart_key, on_select=lambda: _clicked(prefix, chart_key), selection_mode="points",
+                    config=PLOTLY_CONFIG, width="stretch")
+    options = [-1, *range(min(START, len(data.yte)))]
+    c2.selectbox("Start from", options, key=f"{prefix}draw_start", on_change=_start, args=(prefix, result),
+                 format_func=lambda i: "a blank canvas" if i < 0 else
+                 f"test image {i}: {classes[int(data.yte[i])]} at ({data.test_centres[i][0]}, {data.test_centres[i][1]})",
+                 index=None, placeholder="a test image, or blank")
+    arrows = c2.columns(5)
+    for col, (label, dx, dy, name) in zip(arrows, (("←", -1, 0, "left"), ("→", 1, 0, "right"), ("↑", 0, -1, "up"),
+                                                   ("↓", 0, 1, "down"), ("✕", 0, 0, "clear")), strict=True):
+        if name == "clear":
+            col.button(label, key=f"{prefix}draw_clear", help="Clear the canvas",
+                       on_click=lambda: _store(prefix, np.zeros_like(st.session_state[_key(prefix)])))
+        else:
+            col.button(label, key=f"{prefix}draw_{name}", help=f"Move the drawing one pixel {name}",
+                       on_click=_moved, args=(prefix, dx, dy))
+    refused = st.session_state.pop(f"{prefix}draw_refused", None)
+    if refused:
+        c2.warning(f"Not moved: {refused}.")
+    com = drawings.centre_of_mass(d)
+    c2.markdown(f"**Centre of mass:** {com if com else '— (no ink)'}; **{where(result, d)}** "
+                f"(training centres {result.config.data.train_range[0]}..{result.config.data.train_range[1]}, test "
+                f"{result.config.data.test_range[0]}..{result.config.data.test_range[1]}).")
+    return d
+
+
+def answers_table(result: RunResult, d: np.ndarray, drawn: int) -> None:
+    classes = result.config.data.kind.classes
+    got = answers(result, d)
+    seeds = list(result.config.train.seeds)
+    rows = {}
+    for (m, seed), p in got.items():
+        k = int(np.argmax(p))
+        rows.setdefault(model_figures.label(m), {})[f"seed {seed}"] = f"{classes[k]} {p[k]:.2f} · {p[drawn]:.2f}"
+    st.markdown(f"**Every model, every seed: the class it gives and its probability · its probability of "
+                f"*{classes[drawn]}***")
+    st.table(pd.DataFrame(rows).T.reindex(columns=[f"seed {s}" for s in seeds]))
+
+
+def follow(result: RunResult, prefix: str, d: np.ndarray, drawn: int) -> None:
+    """One model and seed, layer by layer."""
+    c1, c2 = st.columns(2)
+    models = [m for m in result.config.models if any(k.startswith(f"{m}/") for k in result.weights)]
+    name = c1.selectbox("Follow model", models, format_func=model_figures.label, key=f"{prefix}draw_model", bind=URL)
+    seed = c2.selectbox("Seed", list(result.config.train.seeds), key=f"{prefix}draw_seed", bind=URL)
+    classes = result.config.data.kind.classes
+    com = drawings.centre_of_mass(d) or (0, 0)
+    p = probe_image(result, name, seed, d, classes[drawn], com)
+    if spec(name).transformer:
+        lens = logit_lens(trained_model(result, name, seed), torch.from_numpy(p.image)[None, None])  # (1, 1, H, W)
+        chart(model_figures.lens_figure(lens.probs, classes, f"Logit lens, {model_figures.label(name)} seed {seed}: "
+                                        "the answer read after each layer (the last row is the model's answer)"))
+    one_side(p, st.container(), seen=where(result, d) == "seen", layers=True)
+
+
+def sweep(result: RunResult, prefix: str, d: np.ndarray, drawn: int) -> None:
+    seed = st.session_state.get(f"{prefix}draw_seed", result.config.train.seeds[0])
+    classes, data = result.config.data.kind.classes, result.config.data
+    if not st.toggle(f"Shift sweep: move the drawing to every place it fits (seed {seed})", key=f"{prefix}draw_sweep",
+                     bind=URL):
+        return
+    if drawings.centre_of_mass(d) is None:
+        st.info("Draw something first.")
+        return
+    s = shift_sweep(result, seed, d, drawn)
+    chart(model_figures.maps_grid_figure(s.maps, s.centres, data.train_range, data.test_range,
+                                         f"p({classes[drawn]}) with the drawing's centre of mass at each place "
+                                         "(blank: the ink would leave the canvas)", cols=2,
+                                         chance=data.kind.chance), key=f"{prefix}draw_sweep_maps")
+
+
+@st.fragment
+def draw_your_own(result: RunResult, prefix: str) -> None:
+    """The whole section; ``prefix`` keeps its keys (and its link parameter) the page's own."""
+    if not result.weights:
+        st.info("This run kept no trained weights: re-run it to draw your own input.")
+        return
+    st.caption("Draw any input on the run's canvas, or start from a test image and move it one pixel at a time: "
+               "every trained model answers at once. The drawing is in the link.")
+    d = canvas(result, prefix)
+    classes = result.config.data.kind.classes
+    first = int(run_data(result.config.data).yte[0])  # what the canvas starts with: the first test image
+    drawn = classes.index(st.radio("What you drew", classes, first, horizontal=True, key=f"{prefix}draw_class",
+                                   bind=URL))
+    answers_table(result, d, drawn)
+    follow(result, prefix, d, drawn)
+    sweep(result, prefix, d, drawn)
