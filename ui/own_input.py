@@ -136,7 +136,10 @@ def follow(result: RunResult, prefix: str, d: np.ndarray, drawn: int) -> None:
         lens = logit_lens(trained_model(result, name, seed), torch.from_numpy(p.image)[None, None])  # (1, 1, H, W)
         chart(model_figures.lens_figure(lens.probs, classes, f"Logit lens, {model_figures.label(name)} seed {seed}: "
                                         "the answer read after each layer (the last row is the model's answer)"))
-    one_side(p, st.container(), seen=where(result, d) == "seen", layers=True)
+    # every layer's maps on request, as in *Look inside*: each is a chart more to redraw on every click
+    layers = st.toggle("Show every layer's maps (attention per head; a CNN's last feature maps)",
+                       key=f"{prefix}draw_layers", bind=URL)
+    one_side(p, st.container(), seen=where(result, d) == "seen", layers=layers)
 
 
 def sweep(result: RunResult, prefix: str, d: np.ndarray, drawn: int) -> None:
