@@ -32,12 +32,12 @@ from core.nn.lsa import diagonal_mask
 from core.nn.rel_pos_bias import RelativePositionBias
 from core.nn.spt import ShiftedPatchTokens
 from ui.downloads import results_csv
+from ui.draw_your_own import draw_your_own
 from ui.exercise_panel import exercise_panel
 from ui.figures import model_figures
 from ui.form_controls import control_grid
 from ui.glossary import term
 from ui.look_inside import look_inside
-from ui.own_input import draw_your_own
 from ui.results_store import result_store
 from ui.run_results import maps_grid, ranking_table, the_split
 from ui.training import WARM_DELAY, live_curve_toggle, sweep_live, train_live

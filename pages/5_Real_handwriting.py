@@ -22,12 +22,12 @@ from core.lessons.lesson5_real_handwriting import (
     notes,
 )
 from core.models.remedies import CARDS
+from ui.draw_your_own import draw_your_own
 from ui.exercise_panel import exercise_panel
 from ui.figures import model_figures
 from ui.form_controls import changed_since, control_grid, load_preset, preset_buttons
 from ui.glossary import term
 from ui.look_inside import look_inside
-from ui.own_input import draw_your_own
 from ui.results_store import result_store
 from ui.run_results import (
     accuracy_and_curves,

@@ -309,12 +309,16 @@ def test_draw_your_own_moves_a_drawing_every_model_answers_and_the_link_keeps_it
     assert any("**Centre of mass:** (3, 4); **unseen: test**" in md.value for md in at.markdown)  # the link's drawing
     table = at.table[0].value
     assert list(table.index) == ["ViT (lesson)", "CNN"] and list(table.columns) == ["seed 0", "seed 1", "seed 2"]
-    assert table.loc["CNN", "seed 0"].startswith("plus")  # the CNN still sees a plus at the unseen centre
+    # at the unseen centre the CNN still sees a plus; the lesson's ViT, not
+    assert table.loc["CNN", "seed 0"].startswith("plus") and table.loc["ViT (lesson)", "seed 0"].startswith("circle")
     for _ in range(4):
         at.button(key="vc_draw_right").click().run()
         at.button(key="vc_draw_down").click().run()
     assert_clean(at)
     assert any("**Centre of mass:** (7, 8); **seen**" in md.value for md in at.markdown)
+    assert at.table[0].value.loc["ViT (lesson)", "seed 0"].startswith("plus")  # where it was trained, it is right
+    assert any(md.value.startswith("**The path through ViT (lesson):** the 16×16 drawing is cut into 4×4 = 16")
+               for md in at.markdown)
     assert np.array_equal(drawing.decode(at.query_params["vc_drawing"], 16), make_image("plus", 7, 8))
     lens = [c.proto.spec for c in at.get("plotly_chart") if "after layer" in c.proto.spec]
     assert len(lens) == 1  # the logit lens of the followed model (the lesson's ViT)

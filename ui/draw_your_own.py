@@ -87,7 +87,7 @@ def canvas(result: RunResult, prefix: str) -> np.ndarray:
     c1.plotly_chart(fig, key=chart_key, on_select=lambda: _clicked(prefix, chart_key), selection_mode="points",
                     config=PLOTLY_CONFIG, width="stretch")
     options = [-1, *range(min(START, len(data.yte)))]
-    c2.selectbox("Start from", options, key=f"{prefix}draw_start", on_change=_start, args=(prefix, result),
+    c2.selectbox("Start from", options, key=f"{prefix}draw_start", on_change=_start, args=(prefix, result), bind=URL,
                  format_func=lambda i: "a blank canvas" if i < 0 else
                  f"test image {i}: {classes[int(data.yte[i])]} at ({data.test_centres[i][0]}, {data.test_centres[i][1]})",
                  index=None, placeholder="a test image, or blank")
@@ -121,6 +121,10 @@ def answers_table(result: RunResult, d: np.ndarray, drawn: int) -> None:
     st.markdown(f"**Every model, every seed: the class it gives and its probability · its probability of "
                 f"*{classes[drawn]}***")
     st.table(pd.DataFrame(rows).T.reindex(columns=[f"seed {s}" for s in seeds]))
+    with st.expander("Every class's probability, every model and seed"):
+        st.dataframe(pd.DataFrame([{"model": model_figures.label(m), "seed": seed,
+                                    **{c: round(float(v), 3) for c, v in zip(classes, p, strict=True)}}
+                                   for (m, seed), p in got.items()]), hide_index=True, width="stretch")
 
 
 def follow(result: RunResult, prefix: str, d: np.ndarray, drawn: int) -> None:
@@ -133,6 +137,15 @@ def follow(result: RunResult, prefix: str, d: np.ndarray, drawn: int) -> None:
     com = drawings.centre_of_mass(d) or (0, 0)
     p = probe_image(result, name, seed, d, classes[drawn], com)
     if spec(name).transformer:
+        m, size = result.config.model, result.config.data.img_size
+        model = trained_model(result, name, seed)
+        G, P, D = model.grid_size, model.patch_size, m.embed_dim
+        T = G * G + int(model.class_token)
+        st.markdown(f"**The path through {model_figures.label(name)}:** the {size}×{size} drawing is cut into "
+                    f"{G}×{G} = {G * G} patches of {P}×{P} pixels, each flattened and mapped to a token of {D} "
+                    f"numbers; with {'the class token in front' if model.class_token else 'no class token'}, the "
+                    f"sequence is ({T}, {D}); {'its position table is added' if model.patch_position_table() is not None else 'no position table is added'}; "
+                    f"then {m.depth} layer(s) of attention, each a ({T}, {D}) → ({T}, {D}) step, and the head.")
         lens = logit_lens(trained_model(result, name, seed), torch.from_numpy(p.image)[None, None])  # (1, 1, H, W)
         chart(model_figures.lens_figure(lens.probs, classes, f"Logit lens, {model_figures.label(name)} seed {seed}: "
                                         "the answer read after each layer (the last row is the model's answer)"))
