@@ -17,14 +17,12 @@ from core.data import drawing as drawings
 from core.engine.results import RunResult
 from core.inspect.logit_lens import logit_lens
 from core.inspect.own_input import answers, shift_sweep, where
-from core.inspect.trained_model import probe_image, trained_model
+from core.inspect.trained_model import layer_feature_maps, probe_image, trained_model
 from core.models.registry import spec
 from ui.figures import image_figures, model_figures
 from ui.look_inside import one_side
 from ui.run_results import run_data
 from ui.widgets import PLOTLY_CONFIG, URL, chart, ready_to_draw
-
-START = 8  # the test images offered to start from
 
 
 def _key(prefix: str) -> str:
@@ -86,7 +84,7 @@ def canvas(result: RunResult, prefix: str) -> np.ndarray:
     chart_key = f"{prefix}draw_click_{st.session_state.get(f'{prefix}draw_version', 0)}"  # a fresh click each time
     c1.plotly_chart(fig, key=chart_key, on_select=lambda: _clicked(prefix, chart_key), selection_mode="points",
                     config=PLOTLY_CONFIG, width="stretch")
-    options = [-1, *range(min(START, len(data.yte)))]
+    options = [-1, *range(len(data.yte))]  # blank, or any test image
     c2.selectbox("Start from", options, key=f"{prefix}draw_start", on_change=_start, args=(prefix, result), bind=URL,
                  format_func=lambda i: "a blank canvas" if i < 0 else
                  f"test image {i}: {classes[int(data.yte[i])]} at ({data.test_centres[i][0]}, {data.test_centres[i][1]})",
@@ -152,6 +150,11 @@ def follow(result: RunResult, prefix: str, d: np.ndarray, drawn: int) -> None:
     # every layer's maps on request, as in *Look inside*: each is a chart more to redraw on every click
     layers = st.toggle("Show every layer's maps (attention per head; a CNN's last feature maps)",
                        key=f"{prefix}draw_layers", bind=URL)
+    if layers and p.features is not None:  # a CNN: its first layer's maps too (one_side draws the last's)
+        first = layer_feature_maps(trained_model(result, name, seed), torch.from_numpy(p.image)[None, None])[0]
+        chart(image_figures.small_maps_figure(first, [f"channel {c}" for c in range(len(first))],
+                                              f"Layer 1's feature maps (before the 2×2 max pool), {model_figures.label(name)}",
+                                              cols=4, height_per_row=110, hover="response"))
     one_side(p, st.container(), seen=where(result, d) == "seen", layers=layers)
 
 

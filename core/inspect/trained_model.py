@@ -137,6 +137,18 @@ def probe_image(result: RunResult, name: str, seed: int, image: np.ndarray, shap
     return out
 
 
+def layer_feature_maps(model: nn.Module, x: torch.Tensor) -> list[np.ndarray]:
+    """A CNN's feature maps after each of its convolutions (each ReLU's output), for one image ``x`` (1, C, H, W):
+    a list of (channels, h, w), first layer first."""
+    maps = []
+    with torch.no_grad():
+        for module in model.conv:
+            x = module(x)
+            if isinstance(module, nn.ReLU):
+                maps.append(x[0].contiguous().numpy())
+    return maps
+
+
 def seen_centre(result: RunResult, cx: int, cy: int) -> tuple[int, int]:
     """The training centre nearest to (cx, cy): where the same shape was seen in training."""
     lo, hi = result.config.data.train_range

@@ -88,3 +88,12 @@ def test_weights_come_back_from_worker_processes_as_bytes():
     result = run(replace(cfg, train=replace(cfg.train, epochs=5)), workers=1)
     assert isinstance(result.weights["cnn/0"], bytes)
     assert probe(result, "cnn", 0, "plus", 5, 5).features.shape == (16, 8, 8)
+
+
+def test_a_cnns_feature_maps_come_layer_by_layer(result):
+    from core.inspect.trained_model import layer_feature_maps
+
+    x = torch.from_numpy(make_image("plus", 5, 5))[None, None]
+    first, last = layer_feature_maps(trained_model(result, "cnn", 0), x)
+    assert first.shape == (8, 16, 16) and last.shape == (16, 8, 8) and (first >= 0).all()  # after each ReLU
+    assert np.allclose(last, probe(result, "cnn", 0, "plus", 5, 5).features, atol=1e-6)  # the probe's last maps

@@ -328,3 +328,14 @@ def test_draw_your_own_moves_a_drawing_every_model_answers_and_the_link_keeps_it
     at.button(key="vc_draw_clear").click().run()
     assert_clean(at)
     assert any("no ink" in md.value for md in at.markdown) and any("Draw something first" in i.value for i in at.info)
+
+
+def test_draw_your_own_follows_a_cnn_through_both_of_its_layers():
+    at = page(PAGE, timeout=60, query={"results_view": "Draw your own", "vc_draw_model": "CNN",
+                                       "vc_draw_layers": "true"})
+    next(b for b in at.button if b.label == "Show the result without predicting").click().run()
+    assert_clean(at)
+    titles = [md.value for md in at.markdown]
+    assert any(t.startswith("**Layer 1's feature maps") for t in titles)  # 8 maps of the first convolution
+    assert any(t.startswith("**The last feature maps") for t in titles)  # and the last, with the max pool's picks
+    assert len(at.selectbox(key="vc_draw_start").options) == 1 + LESSON.data.n_test  # blank, or any test image
