@@ -119,7 +119,8 @@ def answers_table(result: RunResult, d: np.ndarray, drawn: int) -> None:
     st.markdown(f"**Every model, every seed: the class it gives and its probability · its probability of "
                 f"*{classes[drawn]}***")
     st.table(pd.DataFrame(rows).T.reindex(columns=[f"seed {s}" for s in seeds]))
-    with st.expander("Every class's probability, every model and seed"):
+    # in a popover: its grid is drawn when opened, not on every click (a data grid is costly to draw)
+    with st.popover("Every class's probability, every model and seed"):
         st.dataframe(pd.DataFrame([{"model": model_figures.label(m), "seed": seed,
                                     **{c: round(float(v), 3) for c, v in zip(classes, p, strict=True)}}
                                    for (m, seed), p in got.items()]), hide_index=True, width="stretch")
