@@ -17,11 +17,10 @@ from core.data import drawing as drawings
 from core.engine.results import RunResult
 from core.inspect.logit_lens import logit_lens
 from core.inspect.own_input import answers, shift_sweep, where
-from core.inspect.trained_model import layer_feature_maps, probe_image, trained_model
+from core.inspect.trained_model import layer_feature_maps, probe_image, run_data, trained_model
 from core.models.registry import spec
 from ui.figures import image_figures, model_figures
 from ui.look_inside import one_side
-from ui.run_results import run_data
 from ui.widgets import PLOTLY_CONFIG, URL, chart, ready_to_draw
 
 

@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.data.position_split import Data, DataConfig, make_data
 from core.engine.results import RunResult, mean_grid, position_grid, summary
 from core.engine.run_config import GeneralizationConfig
 from core.engine.verdict import PREDICTIONS, Verdict, judge_prediction, verdicts
+from core.inspect.trained_model import run_data
 from core.models.model_config import ModelConfig
 from core.models.registry import build, spec
 from ui.downloads import results_csv, run_json
@@ -23,12 +23,6 @@ from ui.widgets import URL, chart
 
 PREDICTION_WORDS = {"right": "✅ **right**", "possible": "🤔 **not ruled out, not confirmed**: the interval reaches "
                     "into your band, more seeds would decide", "wrong": "❌ **not what happened**"}
-
-
-@st.cache_resource(max_entries=8, show_spinner=False)
-def run_data(d: DataConfig) -> Data:
-    """A run's images (training, test, map), made once per data setting and shared: never written to."""
-    return make_data(d)
 
 
 def the_split(cfg: GeneralizationConfig) -> None:

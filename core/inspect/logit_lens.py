@@ -17,6 +17,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from core.inspect.trained_model import class_probabilities
+
 
 def encoder_layers(model: nn.Module) -> nn.ModuleList:
     """The model's encoder layers, in order (the lesson's and the remedies' ``layers``; the configurable ViT's
@@ -44,14 +46,6 @@ class Lens:
     probs: np.ndarray  # (layers, classes): the same as each class's probability
 
 
-def probabilities(logits: torch.Tensor) -> torch.Tensor:
-    """(..., 1) one logit -> (..., 2) (class 0, class 1) by the sigmoid; (..., K) -> (..., K) by the softmax."""
-    if logits.shape[-1] == 1:
-        p = torch.sigmoid(logits)
-        return torch.cat([1 - p, p], dim=-1)
-    return torch.softmax(logits, dim=-1)
-
-
 @torch.no_grad()
 def logit_lens(model: nn.Module, x: torch.Tensor) -> Lens:
     """The lens of one image ``x`` (1, C, H, W) through ``model`` (in evaluation mode)."""
@@ -72,4 +66,4 @@ def logit_lens(model: nn.Module, x: torch.Tensor) -> Lens:
             hook.remove()
     readings.append(answer)
     logits = torch.stack([r.reshape(-1) for r in readings])  # (layers, outputs)
-    return Lens(logits.numpy(), probabilities(logits).numpy())
+    return Lens(logits.numpy(), class_probabilities(logits).numpy())

@@ -86,14 +86,19 @@ def _patch_map(weights: torch.Tensor, class_token: bool, G: int) -> np.ndarray:
 
 
 def class_probabilities(logits: torch.Tensor) -> torch.Tensor:
-    """(B,) one logit per image -> (B, 2) (class 0, class 1); (B, K) logits -> (B, K) by softmax."""
+    """Each class's probability: one logit per image, (B,) or (..., 1), -> (..., 2) (class 0, class 1) by the
+    sigmoid; (..., K) logits -> (..., K) by the softmax."""
     if logits.ndim == 1:
+        logits = logits[:, None]  # (B, 1)
+    if logits.shape[-1] == 1:
         p = torch.sigmoid(logits)
-        return torch.stack([1 - p, p], dim=-1)
+        return torch.cat([1 - p, p], dim=-1)
     return torch.softmax(logits, dim=-1)
 
 
-_data = lru_cache(maxsize=4)(make_data)  # a frozen DataConfig: the probe's images and the map's are the run's own
+# A run's images (training, test, map), made once per data setting and shared (never written to): the probe's,
+# the pages' galleries and the learner's starting drawings are the run's own. A frozen DataConfig is the key.
+run_data = lru_cache(maxsize=8)(make_data)
 
 
 def probe(result: RunResult, name: str, seed: int, shape: str, cx: int, cy: int) -> Probe:
@@ -165,7 +170,7 @@ def mean_distances(model: nn.Module, images: torch.Tensor) -> np.ndarray:
 
 def distances(result: RunResult, name: str, seed: int, images: int = 64) -> tuple[np.ndarray, np.ndarray]:
     """(untrained, trained): (layers, heads) mean attention distance over the first ``images`` test images."""
-    X = _data(result.config.data).Xte[:images]
+    X = run_data(result.config.data).Xte[:images]
     return mean_distances(untrained_model(result, name, seed), X), mean_distances(trained_model(result, name, seed), X)
 
 
@@ -186,7 +191,7 @@ class ShuffleEffect:
 def shuffle_positions(result: RunResult, name: str, seed: int, shuffle_seed: int = 0) -> ShuffleEffect | None:
     """Accuracy of the trained model before and after its patches' position rows are shuffled (a seeded
     permutation): what the model relied on the table for. None for a model without a table."""
-    data = _data(result.config.data)
+    data = run_data(result.config.data)
     model = trained_model(result, name, seed)
     table = getattr(model, "patch_position_table", lambda: None)()
     if table is None:

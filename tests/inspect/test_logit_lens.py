@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from core.inspect.logit_lens import encoder_layers, logit_lens
-from core.inspect.trained_model import _data, trained_model
+from core.inspect.trained_model import run_data, trained_model
 from core.lessons.lesson5_real_handwriting import DIGITS, lookup_in
 from core.lessons.shipped import load_fresh_shipped
 
@@ -19,7 +19,7 @@ def shipped():
 def test_the_last_layers_reading_is_the_models_answer(shipped, name):
     result = lookup_in(shipped.get, DIGITS)
     model = trained_model(result, name, 0)
-    x = _data(result.config.data).Xte[:1]
+    x = run_data(result.config.data).Xte[:1]
     lens = logit_lens(model, x)
     with torch.no_grad():
         answer = model(x).reshape(-1)
@@ -33,7 +33,7 @@ def test_two_classes_read_as_two_probabilities_and_a_cnn_is_refused(shipped):
     from core.engine.run_config import LESSON
 
     result = shipped[LESSON]
-    x = _data(LESSON.data).Xte[:1]
+    x = run_data(LESSON.data).Xte[:1]
     model = trained_model(result, "vit", 0)
     lens = logit_lens(model, x)
     with torch.no_grad():

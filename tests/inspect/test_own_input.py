@@ -6,7 +6,7 @@ import pytest
 from core.data.shapes import make_image
 from core.engine.run_config import LESSON
 from core.inspect.own_input import answers, shift_sweep, where
-from core.inspect.trained_model import _data, probe
+from core.inspect.trained_model import probe, run_data
 from core.lessons.shipped import load_fresh_shipped
 
 
@@ -16,7 +16,7 @@ def result():
 
 
 def test_a_drawing_equal_to_a_test_image_gives_the_stored_prediction(result):
-    Xte = _data(LESSON.data).Xte
+    Xte = run_data(LESSON.data).Xte
     got = answers(result, Xte[7, 0].numpy())
     assert set(got) == {(m, s) for m in LESSON.models for s in LESSON.train.seeds}
     for stored in (p for p in result.test_predictions if p.index == 7):
