@@ -115,6 +115,15 @@ def test_pages_build_no_figures_themselves():
         assert "plotly" not in " ".join(imports(path)), path
 
 
+def test_charts_are_sent_in_one_place():
+    """ui.widgets.plot sends every chart (the lab's look, drawn once in the browser: ui.figures.theme)."""
+    files = [p for d in ("ui", "pages") for p in (ROOT / d).rglob("*.py")] + [ROOT / "app.py"]
+    senders = [f"{p.relative_to(ROOT)}:{i}" for p in files for i, line in enumerate(p.read_text().splitlines(), 1)
+               if ".plotly_chart(" in line]
+    assert senders == [next(f"ui/widgets.py:{i}" for i, line in enumerate((ROOT / "ui" / "widgets.py").read_text()
+                                                                          .splitlines(), 1) if ".plotly_chart(" in line)]
+
+
 SETTING_WIDGETS = {"slider", "select_slider", "radio", "selectbox", "multiselect", "number_input", "toggle", "checkbox",
                    "text_input", "segmented_control", "pills"}
 # a learner's own answers: a shared link must not carry them (prediction_key: ui.training.predict_first's radio)

@@ -431,3 +431,35 @@ def test_a_click_on_the_canvas_draws_a_pixel_and_every_model_answers_it(browser)
         assert "unseen" in where.inner_text() and page.locator("table").first.inner_text().count("·") == 6
         assert errors.real() == []
         page.context.close()
+
+
+# Each time Plotly draws a heatmap it sets its picture's href: counted per chart, from the page's first script on
+HEATMAP_DRAWS = """
+window.__draws = new Map();
+new MutationObserver(records => {
+  for (const r of records) {
+    const chart = r.target.closest && r.target.closest('.js-plotly-plot');
+    if (r.attributeName === 'href' && r.target.tagName === 'image' && chart)
+      window.__draws.set(chart, (window.__draws.get(chart) || 0) + 1);
+  }
+}).observe(document, {subtree: true, attributes: true});
+"""
+
+
+def test_every_chart_is_drawn_once_when_it_arrives(browser):
+    """Streamlit's chart theme made Plotly draw every chart twice on arrival (ui.figures.theme): each heatmap of
+    *Look inside* (the clickable map, a selectable chart, and the two rollouts over their images) is drawn once."""
+    with streamlit_server() as (url, _, _):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        errors = BrowserErrors(page)
+        page.add_init_script(HEATMAP_DRAWS)
+        page.goto(f"{url}/ViT_vs_CNN?results_view=Look+inside+the+models")
+        page.get_by_role("button", name="Show the result without predicting").click(timeout=120_000)
+        wait_for_charts(page, 4, timeout=120)  # the split's picture, the map, two rollouts
+        page.wait_for_timeout(1500)
+        draws = page.evaluate("() => [...document.querySelectorAll('[role=tabpanel] .js-plotly-plot')]"
+                              ".map(c => [window.__draws.get(c) || 0, c.querySelectorAll('image').length])")
+        assert len(draws) == 3 and all(n == heatmaps > 0 for n, heatmaps in draws), draws
+        assert errors.real() == []
+        context.close()

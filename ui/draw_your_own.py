@@ -17,11 +17,11 @@ from core.data import drawing as drawings
 from core.engine.results import RunResult
 from core.inspect.logit_lens import logit_lens
 from core.inspect.own_input import answers, shift_sweep, where
-from core.inspect.trained_model import layer_feature_maps, probe_image, run_data, trained_model
+from core.inspect.trained_model import layer_feature_maps, probe_image, run_data, shared_model, trained_model
 from core.models.registry import spec
 from ui.figures import image_figures, model_figures
 from ui.look_inside import one_side
-from ui.widgets import PLOTLY_CONFIG, URL, chart, ready_to_draw
+from ui.widgets import URL, chart, plot
 
 
 def _key(prefix: str) -> str:
@@ -79,10 +79,8 @@ def canvas(result: RunResult, prefix: str) -> np.ndarray:
     data, classes = run_data(result.config.data), result.config.data.kind.classes
     c1, c2 = st.columns([3, 2])
     fig = image_figures.drawing_figure(d, "Your input: click a pixel to put ink on it or take it off")
-    ready_to_draw(fig, c1)
     chart_key = f"{prefix}draw_click_{st.session_state.get(f'{prefix}draw_version', 0)}"  # a fresh click each time
-    c1.plotly_chart(fig, key=chart_key, on_select=lambda: _clicked(prefix, chart_key), selection_mode="points",
-                    config=PLOTLY_CONFIG, width="stretch")
+    plot(fig, c1, key=chart_key, on_select=lambda: _clicked(prefix, chart_key))
     options = [-1, *range(len(data.yte))]  # blank, or any test image
     c2.selectbox("Start from", options, key=f"{prefix}draw_start", on_change=_start, args=(prefix, result), bind=URL,
                  format_func=lambda i: "a blank canvas" if i < 0 else
@@ -136,7 +134,7 @@ def follow(result: RunResult, prefix: str, d: np.ndarray, drawn: int) -> None:
     p = probe_image(result, name, seed, d, classes[drawn], com)
     if spec(name).transformer:
         m, size = result.config.model, result.config.data.img_size
-        model = trained_model(result, name, seed)
+        model = shared_model(result, name, seed)
         G, P, D = model.grid_size, model.patch_size, m.embed_dim
         T = G * G + int(model.class_token)
         st.markdown(f"**The path through {model_figures.label(name)}:** the {size}×{size} drawing is cut into "
@@ -151,7 +149,7 @@ def follow(result: RunResult, prefix: str, d: np.ndarray, drawn: int) -> None:
     layers = st.toggle("Show every layer's maps (attention per head; a CNN's last feature maps)",
                        key=f"{prefix}draw_layers", bind=URL)
     if layers and p.features is not None:  # a CNN: its first layer's maps too (one_side draws the last's)
-        first = layer_feature_maps(trained_model(result, name, seed), torch.from_numpy(p.image)[None, None])[0]
+        first = layer_feature_maps(shared_model(result, name, seed), torch.from_numpy(p.image)[None, None])[0]
         chart(image_figures.small_maps_figure(first, [f"channel {c}" for c in range(len(first))],
                                               f"Layer 1's feature maps (before the 2×2 max pool), {model_figures.label(name)}",
                                               cols=4, height_per_row=110, hover="response"))

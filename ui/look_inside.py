@@ -17,14 +17,14 @@ from core.inspect.trained_model import (
     position_similarity,
     probe,
     seen_centre,
+    shared_model,
     shuffle_positions,
-    trained_model,
 )
 from core.models.registry import spec
 from core.nn.pos_embed import sincos_1d, sincos_2d
 from ui.figures import image_figures, model_figures
 from ui.glossary import term
-from ui.widgets import PLOTLY_CONFIG, URL, bullets, chart, ready_to_draw
+from ui.widgets import URL, bullets, chart, plot
 
 
 def _select_cell(prefix: str) -> None:
@@ -58,9 +58,7 @@ def clickable_map(result: RunResult, prefix: str, name: str, shape: str, cx: int
     fig = model_figures.probe_map_figure(position_grid(result, name, shape), list(d.kind.centres(d.img_size)), d.train_range,
                                   d.test_range, (cx, cy), f"{model_figures.label(name)} · {shape}: click a cell to probe it "
                                   "(red box: probed now)", chance=d.kind.chance)
-    ready_to_draw(fig, st)
-    st.plotly_chart(fig, key=f"{prefix}probe_click", on_select=lambda: _select_cell(prefix), selection_mode="points",
-                    config=PLOTLY_CONFIG, width="stretch")
+    plot(fig, st, key=f"{prefix}probe_click", on_select=lambda: _select_cell(prefix))
 
 
 def one_side(p: Probe, where, seen: bool, layers: bool) -> None:
@@ -140,7 +138,7 @@ def positions(result: RunResult, name: str, seed: int, prefix: str) -> None:
     if not spec(name).transformer:
         st.info(f"{model_figures.label(name)} has no position table (a CNN): pick a transformer.")
         return
-    model = trained_model(result, name, seed)
+    model = shared_model(result, name, seed)
     G = model.grid_size
     D = result.config.model.embed_dim
     tables = {"the lesson's 1-D sin-cos table": similarity_grid(sincos_1d(G * G + 1, D)[1:]).numpy(),

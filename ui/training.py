@@ -14,7 +14,7 @@ from core.engine.run import check_sweep_cost
 from core.engine.run_config import GeneralizationConfig, Sweep
 from ui.figures import model_figures
 from ui.results_store import run_flights
-from ui.widgets import PLOTLY_CONFIG, URL, ready_to_draw
+from ui.widgets import URL, plot
 
 LIVE_POINTS = 25  # test-accuracy points per model and seed on the live curve
 BAR_INTERVAL = 1.0  # seconds between two updates of the bar: enough for the eye, cheap for a browser on the same cores
@@ -90,8 +90,7 @@ class LiveProgress:
             self.drawn, self.last_chart = len(s.curve), elapsed
             with self.live.container():  # the title as text above the chart: it wraps on a phone instead of being cut
                 fig = model_figures.curves_figure(s.curve, "test_acc", "Test accuracy at unseen positions, live")
-                ready_to_draw(fig, st)
-                st.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG)
+                plot(fig, st)
 
     def clear(self) -> None:
         for placeholder in (self.cancel, self.bar, self.shared, self.live):

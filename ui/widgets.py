@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui.figures import figure_tables, margins
+from ui.figures import figure_tables, margins, theme
 from ui.lesson_list import GLOSSARY, LESSONS
 
 # Every control that sets an experiment is bound to the URL: the key is the query parameter, values equal
@@ -125,13 +125,23 @@ def ready_to_draw(fig: go.Figure, where) -> str | None:
     return title
 
 
-def chart(fig: go.Figure, where=None, *, key: str | None = None) -> None:
-    """Draw a figure, its title above it (``ready_to_draw``), and, when "Show numbers" is on, the figure's
-    values as a table below it."""
-    where = where or st.container()
+def plot(fig: go.Figure, where, *, key: str | None = None, on_select=None) -> str | None:
+    """Send a figure to the page: its title above it (``ready_to_draw``), the lab's look in the figure
+    (``theme.lab_look``: drawn once in the browser, not twice) and, with ``on_select``, a click on a point
+    selects it and runs ``on_select``. The one place a chart is sent; returns the title."""
     title = ready_to_draw(fig, where)
+    theme.lab_look(fig, selectable=on_select is not None)
+    selection = dict(on_select=on_select, selection_mode="points") if on_select is not None else {}
+    where.plotly_chart(fig, theme=None, width="stretch", config=PLOTLY_CONFIG, key=key, **selection)
+    return title
+
+
+def chart(fig: go.Figure, where=None, *, key: str | None = None) -> None:
+    """Draw a figure (``plot``) and, when "Show numbers" is on, the figure's values as a table below it."""
+    where = where or st.container()
+    title = fig.layout.title.text
     # Two figures can be equal once their titles are gone (a CNN's plus and circle maps): the title keys them
-    where.plotly_chart(fig, width="stretch", config=PLOTLY_CONFIG, key=key or (f"chart:{title}" if title else None))
+    plot(fig, where, key=key or (f"chart:{title}" if title else None))
     if st.session_state.get("numbers"):
         for caption, table in figure_tables.figure_tables(fig):
             where.caption(caption)

@@ -16,7 +16,7 @@ import torch
 from core.data import drawing as drawings
 from core.engine.results import RunResult
 from core.engine.train import predict
-from core.inspect.trained_model import class_probabilities, trained_model
+from core.inspect.trained_model import class_probabilities, shared_model
 
 
 def where(result: RunResult, drawing: np.ndarray) -> str:
@@ -44,7 +44,7 @@ def answers(result: RunResult, drawing: np.ndarray) -> dict[tuple[str, int], np.
     for seed in result.config.train.seeds:
         for m in result.config.models:
             if f"{m}/{seed}" in result.weights:
-                logits = predict(trained_model(result, m, seed), x)  # (1,) or (1, K)
+                logits = predict(shared_model(result, m, seed), x)  # (1,) or (1, K)
                 out[m, seed] = class_probabilities(logits)[0].numpy()
     return out
 
@@ -70,7 +70,7 @@ def shift_sweep(result: RunResult, seed: int, drawing: np.ndarray, label: int) -
     for m in result.config.models:
         if f"{m}/{seed}" not in result.weights:
             continue
-        p = class_probabilities(predict(trained_model(result, m, seed), X))[:, label].numpy()
+        p = class_probabilities(predict(shared_model(result, m, seed), X))[:, label].numpy()
         grid = np.full((size, size), np.nan)
         for (dx, dy), value in zip(moves, p, strict=True):
             cx, cy = centre[0] + dx, centre[1] + dy

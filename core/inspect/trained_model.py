@@ -8,6 +8,7 @@ with their last feature maps and where each channel's strongest response is.
 
 from __future__ import annotations
 
+import copy
 import io
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -24,16 +25,32 @@ from core.models.registry import build, spec
 from core.nn import seeded
 
 
-def trained_model(result: RunResult, name: str, seed: int) -> nn.Module:
-    """The (name, seed) model of ``result`` with its trained weights, in evaluation mode."""
+@lru_cache(maxsize=256)  # a lesson-4 run holds 80 trained models of ~0.1 MB each
+def _loaded(name: str, model_cfg, img_size: int, seed: int, outputs: int, weights: bytes) -> nn.Module:
+    """A model rebuilt and its weights loaded, once per weights. Keyed by the weights' bytes object itself: Python
+    hashes a bytes object once, and a later lookup with the same object matches it by identity."""
+    model = build(name, model_cfg, img_size, seed, outputs)
+    model.load_state_dict(torch.load(io.BytesIO(weights), weights_only=True))
+    return model.eval().requires_grad_(False)
+
+
+def shared_model(result: RunResult, name: str, seed: int) -> nn.Module:
+    """The (name, seed) model of ``result`` with its trained weights, in evaluation mode: one object, shared by
+    every caller and every learner's thread, so rebuilding it (a few ms, for each of a bench's 80 models) is paid
+    once. Read it only (a forward pass); whatever changes a model (a hook, an edited table) takes
+    ``trained_model``'s own copy."""
     key = f"{name}/{seed}"
     if key not in result.weights:
         have = sorted(result.weights) or "none (a run from before weights were kept: re-run it)"
         raise ValueError(f"no trained weights for {key}; this run has {have}")
     cfg = result.config
-    model = build(name, cfg.model, cfg.data.img_size, seed, cfg.data.kind.outputs)
-    model.load_state_dict(torch.load(io.BytesIO(result.weights[key]), weights_only=True))
-    return model.eval()
+    return _loaded(name, cfg.model, cfg.data.img_size, seed, cfg.data.kind.outputs, result.weights[key])
+
+
+def trained_model(result: RunResult, name: str, seed: int) -> nn.Module:
+    """The (name, seed) model of ``result`` with its trained weights, in evaluation mode: the caller's own copy,
+    free to change (``shared_model`` is the one to only read)."""
+    return copy.deepcopy(shared_model(result, name, seed))
 
 
 def untrained_model(result: RunResult, name: str, seed: int) -> nn.Module:
@@ -121,8 +138,8 @@ def probe_image(result: RunResult, name: str, seed: int, image: np.ndarray, shap
     """Any (H, W) image (a test image, or a learner's drawing of class ``shape`` centred at ``centre``) through
     every model of the run at ``seed``, and a look inside ``name``."""
     x = torch.from_numpy(np.ascontiguousarray(image, dtype=np.float32))[None, None]  # (1, 1, H, W)
-    models = {m: trained_model(result, m, seed) for m in result.config.models if f"{m}/{seed}" in result.weights}
-    model = models[name] if name in models else trained_model(result, name, seed)  # the latter says what is missing
+    models = {m: shared_model(result, m, seed) for m in result.config.models if f"{m}/{seed}" in result.weights}
+    model = models[name] if name in models else shared_model(result, name, seed)  # the latter says what is missing
     p = {m: class_probabilities(predict(net, x))[0].tolist() for m, net in models.items()}
     out = Probe(name, seed, shape, *centre, np.asarray(image, dtype=np.float32), result.config.data.kind.classes, p)
     if spec(name).transformer:
@@ -171,7 +188,7 @@ def mean_distances(model: nn.Module, images: torch.Tensor) -> np.ndarray:
 def distances(result: RunResult, name: str, seed: int, images: int = 64) -> tuple[np.ndarray, np.ndarray]:
     """(untrained, trained): (layers, heads) mean attention distance over the first ``images`` test images."""
     X = run_data(result.config.data).Xte[:images]
-    return mean_distances(untrained_model(result, name, seed), X), mean_distances(trained_model(result, name, seed), X)
+    return mean_distances(untrained_model(result, name, seed), X), mean_distances(shared_model(result, name, seed), X)
 
 
 def position_similarity(model: nn.Module) -> np.ndarray | None:

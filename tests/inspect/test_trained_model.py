@@ -8,11 +8,13 @@ import torch
 
 from core.data.shapes import make_image
 from core.engine.run import run
+from core.inspect.logit_lens import logit_lens
 from core.inspect.trained_model import (
     distances,
     position_similarity,
     probe,
     seen_centre,
+    shared_model,
     shuffle_positions,
     trained_model,
 )
@@ -70,6 +72,26 @@ def test_shuffling_the_table_changes_the_model_not_the_run(result):
     assert shuffle_positions(result, "vit-nopos-avg", 0) is None
     again = shuffle_positions(result, "vit", 0)  # the stored weights were not touched by the first shuffle
     assert again.train_before == effect.train_before
+
+
+def test_a_model_is_rebuilt_once_and_shared_and_whoever_changes_one_gets_a_copy(result):
+    shared = shared_model(result, "vit", 0)
+    assert shared_model(result, "vit", 0) is shared and not shared.training
+    assert not any(p.requires_grad for p in shared.parameters())  # a forward builds no graph
+    own = trained_model(result, "vit", 0)
+    assert own is not shared and own is not trained_model(result, "vit", 0)
+    x = torch.from_numpy(make_image("plus", 3, 3))[None, None]
+    with torch.no_grad():
+        assert torch.equal(own(x), shared(x))
+        # what changes a copy (the lens's hooks, a shuffled table) never reaches the shared model
+        before = shared(x).clone()
+        logit_lens(own, x)
+        shuffle_positions(result, "vit", 0)
+        own.patch_position_table().mul_(0)
+        assert torch.equal(shared(x), before) and not own(x).equal(before)
+    assert all(not m._forward_hooks for m in shared.modules())
+    with pytest.raises(ValueError, match="vit/7"):
+        shared_model(result, "vit", 7)
 
 
 def test_bad_probes_are_refused_with_the_offending_value(result):

@@ -35,14 +35,18 @@ def test_every_page_carries_the_preload_once():
         assert "import(new URL('./" + plotly_module() + "', index.src)" in scripts[0].proto.body
 
 
-def test_every_chart_of_every_section_is_sent_with_its_margins_set():
+def test_every_chart_of_every_section_is_sent_with_its_margins_set_to_be_drawn_once():
     # Streamlit's theme turns axis automargin on (a second layout and draw of each chart in the browser);
     # every chart of the pages leaves the server with it off, and its margins set, except an x axis of
     # labels that may be turned (ui.margins.fixed_margins)
+    # Each is also sent so that the browser draws it once (ui.figures.theme): Streamlit's theme off, no template,
+    # and a data revision
     for path in ("pages/1_Patchify.py", "pages/2_Permutation_symmetry.py", "pages/3_ViT_vs_CNN.py"):
-        specs = [json.loads(el.proto.spec) for el in all_charts(page(path, timeout=60))]
-        assert specs, path
+        charts = all_charts(page(path, timeout=60))
+        assert charts and all(el.proto.theme == "" for el in charts), path
+        specs = [json.loads(el.proto.spec) for el in charts]
         for spec in specs:
+            assert "template" not in spec["layout"] and spec["layout"]["datarevision"], path
             axes = {k: v for k, v in spec["layout"].items() if re.fullmatch(r"[xy]axis\d*", k)}
             assert {"xaxis", "yaxis"} <= set(axes), path
             assert all(v.get("automargin") is False for k, v in axes.items() if k.startswith("y")), (path, axes)

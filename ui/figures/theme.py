@@ -1,0 +1,72 @@
+"""The lab's chart look, written into each figure's own layout, and the figure's data revision. Plotly only: no
+Streamlit here, so figures can be tested alone.
+
+Why not Streamlit's chart theme: the theme is a Plotly template, and Streamlit's chart element re-applies it
+once the chart is on screen, which hands Plotly a new template object. Plotly redraws a chart from scratch
+whenever its template object changes, even to an equal one, so every chart was drawn twice on arrival (about
+half of a chart's cost in the browser: benchmarks/browser_latency.py). A figure without a template, drawn with
+``theme=None``, is drawn once, provided Plotly also knows its data arrays are unchanged: ``datarevision``, a
+digest of the figure's content, tells it so (the element's JSON round trip makes new arrays of the same
+values). A scatter's coordinates go as plain lists: sent as typed arrays (how Plotly's Python side sends NumPy
+arrays), Plotly redrew it anyway.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
+
+TEXT = "#1f2937"  # dark grey: over 14:1 on white (the accessibility scan asks 4.5:1)
+GRID = "#e5e7eb"
+FONT = dict(family='"Source Sans", sans-serif', size=12, color=TEXT)
+# What Streamlit's light chart theme gave, in the figure itself. A figure's own settings win over these.
+LAYOUT = dict(
+    font=FONT,
+    paper_bgcolor="#ffffff",
+    plot_bgcolor="#ffffff",
+    hoverlabel=dict(bgcolor="#ffffff", bordercolor="#d1d5db", font=FONT),
+    legend=dict(font=dict(size=12)),
+    # Streamlit's categorical colours, for a trace that names none
+    colorway=["#0068c9", "#83c9ff", "#ff2b2b", "#ffabab", "#29b09d", "#7defa1", "#ff8700", "#ffd16a", "#6d3fc0",
+              "#d5dae5"],
+)
+X_AXIS = dict(showgrid=False, zeroline=False, gridcolor=GRID, tickcolor=GRID, linecolor=GRID)
+Y_AXIS = dict(gridcolor=GRID, zerolinecolor="#d1d5db", tickcolor=GRID, linecolor=GRID)
+# A selectable chart: what Streamlit's element sets on a chart with a selection when the figure does not (a
+# change of these after the first draw is a second draw)
+SELECTABLE = dict(clickmode="event+select", hovermode="closest", dragmode="pan")
+
+
+def _fill(obj, defaults: dict) -> None:
+    """Set each of ``defaults`` on the Plotly object ``obj`` where the figure left it unset (recursively)."""
+    for name, value in defaults.items():
+        if isinstance(value, dict):
+            _fill(obj[name], value)
+        elif obj[name] is None:
+            obj[name] = value
+
+
+def lab_look(fig: go.Figure, selectable: bool = False) -> go.Figure:
+    """The lab's look in ``fig``'s own layout, no template, and its data revision (see the module's text). Call
+    it last: the revision is a digest of the figure as it is. In place."""
+    fig.layout.template = None  # a figure's JSON then has no template at all (an empty one would still count)
+    _fill(fig.layout, LAYOUT | (SELECTABLE if selectable else {}))
+    for name in fig.layout.to_plotly_json():
+        if name.startswith(("xaxis", "yaxis")):
+            _fill(fig.layout[name], X_AXIS if name.startswith("x") else Y_AXIS)
+    _fill(fig.layout.xaxis, X_AXIS)
+    _fill(fig.layout.yaxis, Y_AXIS)
+    for trace in fig.data:
+        if trace.type == "scatter":  # Plotly redraws a scatter whose coordinates came as typed arrays (see above)
+            for axis in ("x", "y"):
+                values = trace[axis]
+                if isinstance(values, np.ndarray):
+                    trace[axis] = None  # Plotly keeps an array when given equal values: unset it first
+                    trace[axis] = values.tolist()
+    fig.layout.datarevision = None
+    digest = hashlib.blake2b(pio.to_json(fig, validate=False).encode(), digest_size=8).hexdigest()
+    fig.layout.datarevision = digest
+    return fig
