@@ -130,6 +130,7 @@ def plot(fig: go.Figure, where, *, key: str | None = None, on_select=None) -> st
     (``theme.lab_look``: drawn once in the browser, not twice) and, with ``on_select``, a click on a point
     selects it and runs ``on_select``. The one place a chart is sent; returns the title."""
     title = ready_to_draw(fig, where)
+    fig.layout.meta = None  # what "Show numbers" lists (ui.figures.figure_tables) stays here: the browser draws none of it
     theme.lab_look(fig, selectable=on_select is not None)
     selection = dict(on_select=on_select, selection_mode="points") if on_select is not None else {}
     where.plotly_chart(fig, theme=None, width="stretch", config=PLOTLY_CONFIG, key=key, **selection)
@@ -140,12 +141,12 @@ def chart(fig: go.Figure, where=None, *, key: str | None = None) -> None:
     """Draw a figure (``plot``) and, when "Show numbers" is on, the figure's values as a table below it."""
     where = where or st.container()
     title = fig.layout.title.text
+    tables = figure_tables.figure_tables(fig) if st.session_state.get("numbers") else []
     # Two figures can be equal once their titles are gone (a CNN's plus and circle maps): the title keys them
     plot(fig, where, key=key or (f"chart:{title}" if title else None))
-    if st.session_state.get("numbers"):
-        for caption, table in figure_tables.figure_tables(fig):
-            where.caption(caption)
-            where.dataframe(table, width="stretch")
+    for caption, table in tables:
+        where.caption(caption)
+        where.dataframe(table, width="stretch")
 
 
 def share_link(where=None) -> str:

@@ -40,25 +40,28 @@ Y_AXIS = dict(gridcolor=GRID, zerolinecolor="#d1d5db", tickcolor=GRID, linecolor
 SELECTABLE = dict(clickmode="event+select", hovermode="closest", dragmode="pan")
 
 
-def _fill(obj, defaults: dict) -> None:
-    """Set each of ``defaults`` on the Plotly object ``obj`` where the figure left it unset (recursively)."""
+def _missing(own: dict, defaults: dict) -> dict:
+    """The part of ``defaults`` that the layout ``own`` (as JSON) leaves unset, nested dicts followed."""
+    out = {}
     for name, value in defaults.items():
         if isinstance(value, dict):
-            _fill(obj[name], value)
-        elif obj[name] is None:
-            obj[name] = value
+            part = _missing(own.get(name) or {}, value)
+            if part:
+                out[name] = part
+        elif own.get(name) is None:
+            out[name] = value
+    return out
 
 
 def lab_look(fig: go.Figure, selectable: bool = False) -> go.Figure:
     """The lab's look in ``fig``'s own layout, no template, and its data revision (see the module's text). Call
     it last: the revision is a digest of the figure as it is. In place."""
     fig.layout.template = None  # a figure's JSON then has no template at all (an empty one would still count)
-    _fill(fig.layout, LAYOUT | (SELECTABLE if selectable else {}))
-    for name in fig.layout.to_plotly_json():
-        if name.startswith(("xaxis", "yaxis")):
-            _fill(fig.layout[name], X_AXIS if name.startswith("x") else Y_AXIS)
-    _fill(fig.layout.xaxis, X_AXIS)
-    _fill(fig.layout.yaxis, Y_AXIS)
+    own = fig.layout.to_plotly_json()
+    axes = {name: X_AXIS if name.startswith("x") else Y_AXIS  # a hidden axis draws nothing to style
+            for name in {"xaxis", "yaxis", *own} if name.startswith(("xaxis", "yaxis"))
+            and (own.get(name) or {}).get("visible") is not False}
+    fig.update_layout(_missing(own, LAYOUT | (SELECTABLE if selectable else {}) | axes))  # one update: each is slow
     for trace in fig.data:
         if trace.type == "scatter":  # Plotly redraws a scatter whose coordinates came as typed arrays (see above)
             for axis in ("x", "y"):
@@ -67,6 +70,5 @@ def lab_look(fig: go.Figure, selectable: bool = False) -> go.Figure:
                     trace[axis] = None  # Plotly keeps an array when given equal values: unset it first
                     trace[axis] = values.tolist()
     fig.layout.datarevision = None
-    digest = hashlib.blake2b(pio.to_json(fig, validate=False).encode(), digest_size=8).hexdigest()
-    fig.layout.datarevision = digest
+    fig.layout.datarevision = hashlib.blake2b(pio.to_json(fig, validate=False).encode(), digest_size=8).hexdigest()
     return fig
