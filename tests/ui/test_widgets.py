@@ -52,3 +52,11 @@ def test_every_chart_of_every_section_is_sent_with_its_margins_set_to_be_drawn_o
             assert {"xaxis", "yaxis"} <= set(axes), path
             assert all(v.get("automargin") is False for k, v in axes.items() if k.startswith("y")), (path, axes)
             assert all(isinstance(v.get("automargin"), bool) for v in axes.values()), (path, axes)
+
+
+def test_a_pictures_numbers_table_is_listed_though_it_is_not_sent_with_the_chart():
+    at = page("pages/3_ViT_vs_CNN.py", timeout=60)
+    at.toggle(key="numbers").set_value(True).run()
+    split = at.get("plotly_chart")[0]  # the pictures of the split: a mosaic whose table is one row per picture
+    assert "meta" not in json.loads(split.proto.spec)["layout"]
+    assert any("in training" in str(v) for v in at.dataframe[0].value["image"])
