@@ -66,11 +66,11 @@ def _moved(prefix: str, dx: int, dy: int) -> None:
 
 def _start(prefix: str, result: RunResult) -> None:
     choice = st.session_state[f"{prefix}draw_start"]
-    size = result.config.data.img_size
+    if choice is None:  # the box emptied: the drawing stays
+        return
     data = run_data(result.config.data)
-    _store(prefix, np.zeros((size, size), np.float32) if choice < 0 else data.Xte[choice, 0].numpy())
-    if choice >= 0:
-        st.session_state[f"{prefix}draw_class"] = result.config.data.kind.classes[int(data.yte[choice])]
+    _store(prefix, data.Xte[choice, 0].numpy())
+    st.session_state[f"{prefix}draw_class"] = result.config.data.kind.classes[int(data.yte[choice])]
 
 
 def canvas(result: RunResult, prefix: str) -> np.ndarray:
@@ -81,11 +81,14 @@ def canvas(result: RunResult, prefix: str) -> np.ndarray:
     fig = image_figures.drawing_figure(d, "Your input: click a pixel to put ink on it or take it off")
     chart_key = f"{prefix}draw_click_{st.session_state.get(f'{prefix}draw_version', 0)}"  # a fresh click each time
     plot(fig, c1, key=chart_key, on_select=lambda: _clicked(prefix, chart_key))
-    options = [-1, *range(len(data.yte))]  # blank, or any test image
-    c2.selectbox("Start from", options, key=f"{prefix}draw_start", on_change=_start, args=(prefix, result), bind=URL,
-                 format_func=lambda i: "a blank canvas" if i < 0 else
-                 f"test image {i}: {classes[int(data.yte[i])]} at ({data.test_centres[i][0]}, {data.test_centres[i][1]})",
-                 index=None, placeholder="a test image, or blank")
+    # A number, not a list of every test image: a select box of 500 digits cost the tab's first draw more than its
+    # charts (benchmarks/browser_latency.py). A blank canvas is the ✕ below.
+    n = len(data.yte)
+    start = c2.number_input(f"Start from test image (0 to {n - 1})", 0, n - 1, None, 1, key=f"{prefix}draw_start",
+                            on_change=_start, args=(prefix, result), bind=URL, placeholder="a test image's number")
+    if start is not None:
+        c2.caption(f"Test image {start}: {classes[int(data.yte[start])]} at ({data.test_centres[start][0]}, "
+                   f"{data.test_centres[start][1]}).")
     arrows = c2.columns(5)
     for col, (label, dx, dy, name) in zip(arrows, (("←", -1, 0, "left"), ("→", 1, 0, "right"), ("↑", 0, -1, "up"),
                                                    ("↓", 0, 1, "down"), ("✕", 0, 0, "clear")), strict=True):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from core.engine.run_config import LESSON, TrainConfig
+from core.inspect.trained_model import run_data
 from tests.apptest_helpers import all_charts, assert_clean, open_section, page
 from ui.look_inside import VIEWS
 
@@ -338,4 +339,11 @@ def test_draw_your_own_follows_a_cnn_through_both_of_its_layers():
     titles = [md.value for md in at.markdown]
     assert any(t.startswith("**Layer 1's feature maps") for t in titles)  # 8 maps of the first convolution
     assert any(t.startswith("**The last feature maps") for t in titles)  # and the last, with the max pool's picks
-    assert len(at.selectbox(key="vc_draw_start").options) == 1 + LESSON.data.n_test  # blank, or any test image
+    start = at.number_input(key="vc_draw_start")  # any test image, by its number (a blank canvas: the ✕)
+    assert start.value is None and start.max == LESSON.data.n_test - 1
+    start.set_value(3).run()
+    assert_clean(at)
+    data = run_data(LESSON.data)
+    assert (at.session_state["vc_drawing"] == data.Xte[3, 0].numpy()).all()
+    assert any(c.value.startswith("Test image 3: ") for c in at.caption)
+    assert at.radio(key="vc_draw_class").value == LESSON.data.kind.classes[int(data.yte[3])]
