@@ -81,6 +81,16 @@ def per_seed_table(cfg: GeneralizationConfig, result: RunResult) -> None:
         return
     v = verdicts(result)
     models = [m for m in cfg.models if m in v]  # the order of the metrics above
+    # Static tables (a real HTML <table> for screen readers, no data grid to load: a grid's first draw cost a
+    # section more than its charts, benchmarks/browser_latency.py). A lesson's few models: a column pair each;
+    # more: a row each, which a phone's width holds
+    st.table(seeds_by_column(rows, models, v) if len(models) <= 3 else model_rows(rows, models, v))
+    st.caption("The same accuracies as bars, with the training curves, are in the next section, "
+               "*Accuracy and curves*.")
+
+
+def seeds_by_column(rows: list[dict], models: list[str], v: dict):
+    """A row per seed, the mean and the test interval; a column per (model, split)."""
     table = pd.DataFrame(rows).pivot(index="seed", columns="model", values=["train_acc", "test_acc"])
     table = table.reindex(columns=[(k, m) for m in models for k in ("train_acc", "test_acc")])
     table.index = [f"seed {i}" for i in table.index]
@@ -90,13 +100,20 @@ def per_seed_table(cfg: GeneralizationConfig, result: RunResult) -> None:
         table.loc[f"test, 95 % interval {'low' if bound == 'lo' else 'high'}"] = [
             getattr(v[m].interval, bound) if k == "test" else np.nan
             for m in models for k in ("train", "test")]
-    styled = table.astype(float).style.format("{:.1%}", na_rep="—")
-    if len(models) <= 3:  # a static table: a real HTML <table> for screen readers, no data grid to load
-        st.table(styled)
-    else:  # too wide for a phone: a grid scrolls within itself and takes the keyboard (a table's scroll box cannot)
-        st.dataframe(styled, width="stretch")
-    st.caption("The same accuracies as bars, with the training curves, are in the next section, "
-               "*Accuracy and curves*.")
+    return table.astype(float).style.format("{:.1%}", na_rep="—")
+
+
+def model_rows(rows: list[dict], models: list[str], v: dict) -> pd.DataFrame:
+    """A row per model: mean train and test accuracy, the test's 95 % interval and each seed's test accuracy."""
+    def mine(m: str) -> list[dict]:
+        return [r for r in rows if r["model"] == m]
+    return pd.DataFrame({
+        "train (mean)": [f"{np.mean([r['train_acc'] for r in mine(m)]):.1%}" for m in models],
+        "test (mean)": [f"{v[m].interval.mean:.1%}" for m in models],
+        "test, 95 % interval": [f"{v[m].interval.lo:.0%}–{v[m].interval.hi:.0%}" for m in models],
+        "test, each seed": [", ".join(f"{r['test_acc']:.0%}" for r in sorted(mine(m), key=lambda r: r["seed"]))
+                            for m in models],
+    }, index=pd.Index([model_figures.label(m) for m in models], name="model"))
 
 
 def accuracy_and_curves(result: RunResult) -> None:

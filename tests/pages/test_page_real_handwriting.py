@@ -30,6 +30,17 @@ def test_opens_on_real_digits_and_shows_nothing_before_a_prediction():
     assert any("Against the toy: lesson 3's ViT" in n for n in notes)
 
 
+def test_the_per_seed_results_are_a_static_table_with_a_row_per_model():
+    at = skip(page(PAGE, timeout=60))
+    open_section(at, "Per-seed results")
+    assert_clean(at)
+    assert not at.dataframe  # no data grid to load: a real table
+    table = at.table[0].value
+    assert len(table) == 7 and table.index[0] == "ViT (lesson)"
+    assert all(len(seeds.split(", ")) == 5 for seeds in table["test, each seed"])  # the 5 seeds of the run
+    assert table["test (mean)"].iloc[0].endswith("%") and "–" in table["test, 95 % interval"].iloc[0]
+
+
 def test_every_section_draws_real_digits_and_the_probe_works_unchanged():
     at = skip(page(PAGE, timeout=60))
     open_section(at, "Generalization maps")
