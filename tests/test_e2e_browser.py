@@ -66,10 +66,13 @@ class BrowserErrors(list):
         return others + failed_loads[self.probes:]
 
 
-def open_page(browser, url, width: int = 1400, height: int = 1000):
+def open_page(browser, url, width: int = 1400, height: int = 1000, init_script: str | None = None):
+    """A fresh context on ``url``, ``init_script`` run before the page's own scripts: (page, its errors)."""
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     errors = BrowserErrors(page)
+    if init_script:
+        page.add_init_script(init_script)
     page.goto(url)
     return page, errors
 
@@ -380,11 +383,7 @@ def test_a_page_without_a_chart_loads_plotly_once_drawn_and_the_next_pages_chart
     # The glossary draws no chart: Plotly's module is fetched only after the page has been still a while
     # (ui.widgets.preload_plotly), once, and the charts of the lesson opened next use that module, not a copy
     with streamlit_server() as (url, _, _):
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        page = context.new_page()
-        errors = BrowserErrors(page)
-        page.add_init_script(CHANGES)
-        page.goto(f"{url}/Glossary")
+        page, errors = open_page(browser, f"{url}/Glossary", init_script=CHANGES)
         deadline = time.monotonic() + 120
         while not page.evaluate(PLOTLY_FETCHES):
             assert time.monotonic() < deadline, "Plotly's module was never preloaded"
@@ -397,7 +396,7 @@ def test_a_page_without_a_chart_loads_plotly_once_drawn_and_the_next_pages_chart
         wait_for_charts(page, 2, timeout=120)
         assert len(page.evaluate(PLOTLY_FETCHES)) == 1
         assert errors.real() == []
-        context.close()
+        page.context.close()
 
 
 def test_a_click_on_the_canvas_draws_a_pixel_and_every_model_answers_it(browser):
@@ -450,11 +449,8 @@ def test_every_chart_is_drawn_once_when_it_arrives(browser):
     """Streamlit's chart theme made Plotly draw every chart twice on arrival (ui.figures.theme): each heatmap of
     *Look inside* (the clickable map, a selectable chart, and the two rollouts over their images) is drawn once."""
     with streamlit_server() as (url, _, _):
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        page = context.new_page()
-        errors = BrowserErrors(page)
-        page.add_init_script(HEATMAP_DRAWS)
-        page.goto(f"{url}/ViT_vs_CNN?results_view=Look+inside+the+models")
+        page, errors = open_page(browser, f"{url}/ViT_vs_CNN?results_view=Look+inside+the+models",
+                                 init_script=HEATMAP_DRAWS)
         page.get_by_role("button", name="Show the result without predicting").click(timeout=120_000)
         wait_for_charts(page, 4, timeout=120)  # the split's picture, the map, two rollouts
         page.wait_for_timeout(1500)
@@ -462,4 +458,4 @@ def test_every_chart_is_drawn_once_when_it_arrives(browser):
                               ".map(c => [window.__draws.get(c) || 0, c.querySelectorAll('image').length])")
         assert len(draws) == 3 and all(n == heatmaps > 0 for n, heatmaps in draws), draws
         assert errors.real() == []
-        context.close()
+        page.context.close()
