@@ -105,14 +105,12 @@ def seeds_by_column(rows: list[dict], models: list[str], v: dict):
 
 def model_rows(rows: list[dict], models: list[str], v: dict) -> pd.DataFrame:
     """A row per model: mean train and test accuracy, the test's 95 % interval and each seed's test accuracy."""
-    def mine(m: str) -> list[dict]:
-        return [r for r in rows if r["model"] == m]
+    seeds = {m: sorted((r for r in rows if r["model"] == m), key=lambda r: r["seed"]) for m in models}
     return pd.DataFrame({
-        "train (mean)": [f"{np.mean([r['train_acc'] for r in mine(m)]):.1%}" for m in models],
+        "train (mean)": [f"{np.mean([r['train_acc'] for r in seeds[m]]):.1%}" for m in models],
         "test (mean)": [f"{v[m].interval.mean:.1%}" for m in models],
         "test, 95 % interval": [f"{v[m].interval.lo:.0%}–{v[m].interval.hi:.0%}" for m in models],
-        "test, each seed": [", ".join(f"{r['test_acc']:.0%}" for r in sorted(mine(m), key=lambda r: r["seed"]))
-                            for m in models],
+        "test, each seed": [", ".join(f"{r['test_acc']:.0%}" for r in seeds[m]) for m in models],
     }, index=pd.Index([model_figures.label(m) for m in models], name="model"))
 
 

@@ -113,28 +113,26 @@ def background(text: str, label: str = "The idea behind this page") -> None:
 
 
 
-def ready_to_draw(fig: go.Figure, where) -> str | None:
+def ready_to_draw(fig: go.Figure, where) -> None:
     """The figure's title as text above it in ``where`` (text wraps on a phone; a Plotly title is cut off,
     and the toolbar can cover it), taken out of the figure, and the margins set (``margins.fixed_margins``).
-    In place; returns the title."""
+    In place."""
     title = fig.layout.title.text
     if title:
         where.markdown(f"**{title}**")
         fig.update_layout(title=None, margin=dict(t=30))
     margins.fixed_margins(fig)
-    return title
 
 
-def plot(fig: go.Figure, where, *, key: str | None = None, on_select=None) -> str | None:
+def plot(fig: go.Figure, where, *, key: str | None = None, on_select=None) -> None:
     """Send a figure to the page: its title above it (``ready_to_draw``), the lab's look in the figure
     (``theme.lab_look``: drawn once in the browser, not twice) and, with ``on_select``, a click on a point
-    selects it and runs ``on_select``. The one place a chart is sent; returns the title."""
-    title = ready_to_draw(fig, where)
+    selects it and runs ``on_select``. The one place a chart is sent."""
+    ready_to_draw(fig, where)
     fig.layout.meta = None  # what "Show numbers" lists (ui.figures.figure_tables) stays here: the browser draws none of it
     theme.lab_look(fig, selectable=on_select is not None)
     selection = dict(on_select=on_select, selection_mode="points") if on_select is not None else {}
     where.plotly_chart(fig, theme=None, width="stretch", config=PLOTLY_CONFIG, key=key, **selection)
-    return title
 
 
 def chart(fig: go.Figure, where=None, *, key: str | None = None) -> None:
