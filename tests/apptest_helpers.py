@@ -2,7 +2,9 @@
 
 import hashlib
 import os
+from html.parser import HTMLParser
 
+import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT
@@ -18,6 +20,45 @@ def page(path: str, timeout: float = 30, query: dict | None = None) -> AppTest:
     for key, value in (query or {}).items():
         at.query_params[key] = value
     return at.run()
+
+
+class _Table(HTMLParser):
+    """The rows of an HTML table, each a list of its cells' text (header cells included)."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self.cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            self.rows[-1].append("".join(self.cell).strip())
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def tables(at: AppTest) -> list[pd.DataFrame]:
+    """The page's static tables (``ui.widgets.static_table``), read back: the first column the index (its name
+    in the corner cell), the first row the header."""
+    out = []
+    for element in at.get("html"):
+        if 'class="dataframe lab-table"' not in element.proto.body:
+            continue
+        parser = _Table()
+        parser.feed(element.proto.body)
+        header, *rows = parser.rows
+        index = pd.Index([r[0] for r in rows], name=header[0] or None)
+        out.append(pd.DataFrame([r[1:] for r in rows], index=index, columns=header[1:]))
+    return out
 
 
 # The keys of the pages' section tabs (ui.widgets.sections): only the open section is drawn

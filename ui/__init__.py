@@ -1,1 +1,11 @@
-"""UI helpers shared by the pages: Plotly figures (``figures``: one module per kind) and small Streamlit pieces (``widgets``)."""
+"""UI helpers shared by the pages: Plotly figures (``figures``: one module per kind) and small Streamlit pieces (``widgets``).
+
+Every page imports this package, so it also sets what the server process needs before a page computes anything:
+torch runs each learner's inference on one thread. The server's sessions are its parallelism, and a second
+intra-op thread waits for a core that the browser or another session holds (docs/performance.md, "One torch
+thread per page"; ``python -m benchmarks.bench_threads``). Training sets the same for itself (core.engine).
+"""
+
+import torch
+
+torch.set_num_threads(1)

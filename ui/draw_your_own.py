@@ -20,8 +20,8 @@ from core.inspect.own_input import answers, shift_sweep, where
 from core.inspect.trained_model import layer_feature_maps, probe_image, run_data, shared_model, trained_model
 from core.models.registry import spec
 from ui.figures import image_figures, model_figures
-from ui.look_inside import one_side
-from ui.widgets import URL, chart, plot
+from ui.look_inside import one_side, run_id
+from ui.widgets import URL, chart, plot, static_table
 
 
 def _key(prefix: str) -> str:
@@ -108,9 +108,17 @@ def canvas(result: RunResult, prefix: str) -> np.ndarray:
     return d
 
 
+@st.cache_data(max_entries=256, show_spinner=False)
+def cached_answers(cfg, identity: tuple, drawing: bytes, _result: RunResult) -> dict[tuple[str, int], np.ndarray]:
+    """Every model's answer to a drawing (its float32 bytes), once per run and drawing, for every learner: the tab
+    opens on the same test image for all of them (``_result`` itself is not hashed: ``identity`` names it)."""
+    size = cfg.data.img_size
+    return answers(_result, np.frombuffer(drawing, dtype=np.float32).reshape(size, size))
+
+
 def answers_table(result: RunResult, d: np.ndarray, drawn: int) -> None:
     classes = result.config.data.kind.classes
-    got = answers(result, d)
+    got = cached_answers(result.config, run_id(result), np.asarray(d, dtype=np.float32).tobytes(), result)
     seeds = list(result.config.train.seeds)
     rows = {}
     for (m, seed), p in got.items():
@@ -118,7 +126,7 @@ def answers_table(result: RunResult, d: np.ndarray, drawn: int) -> None:
         rows.setdefault(model_figures.label(m), {})[f"seed {seed}"] = f"{classes[k]} {p[k]:.2f} · {p[drawn]:.2f}"
     st.markdown(f"**Every model, every seed: the class it gives and its probability · its probability of "
                 f"*{classes[drawn]}***")
-    st.table(pd.DataFrame(rows).T.reindex(columns=[f"seed {s}" for s in seeds]))
+    static_table(pd.DataFrame(rows).T.reindex(columns=[f"seed {s}" for s in seeds]))
     # in a popover: its grid is drawn when opened, not on every click (a data grid is costly to draw)
     with st.popover("Every class's probability, every model and seed"):
         st.dataframe(pd.DataFrame([{"model": model_figures.label(m), "seed": seed,

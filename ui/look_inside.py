@@ -24,7 +24,7 @@ from core.models.registry import spec
 from core.nn.pos_embed import sincos_1d, sincos_2d
 from ui.figures import image_figures, model_figures
 from ui.glossary import term
-from ui.widgets import URL, bullets, chart, plot
+from ui.widgets import URL, bullets, chart, plot, static_table
 
 
 def _select_cell(prefix: str) -> None:
@@ -96,10 +96,9 @@ def seen_vs_unseen(result: RunResult, name: str, seed: int, shape: str, cx: int,
     # Every model's answer as one static table (a bench has 16 models: one metric each cost the tab's first
     # draw more than its charts; benchmarks/browser_latency.py)
     st.markdown(f"**Every model of the run, seed {seed}: probability of the right answer**")
-    st.table(pd.DataFrame({"model": [model_figures.label(m) for m in here.probs],
-                           f"at ({cx}, {cy})": [here.p_right(m) for m in here.probs],
-                           f"at ({sx}, {sy}), seen": [there.p_right(m) for m in there.probs]})
-             .set_index("model").style.format("{:.2f}"))
+    static_table(pd.DataFrame({f"at ({cx}, {cy})": [f"{here.p_right(m):.2f}" for m in here.probs],
+                               f"at ({sx}, {sy}), seen": [f"{there.p_right(m):.2f}" for m in there.probs]},
+                              index=pd.Index([model_figures.label(m) for m in here.probs], name="model")))
     if here.rollout is not None:
         st.markdown(f"Below, for the chosen model: its {term('rollout', 'attention rollout')} over each input (and, "
                     f"with *Show every layer's maps*, the {term('class token')}'s {term('attention')} in every layer "

@@ -19,7 +19,7 @@ from core.models.model_config import ModelConfig
 from core.models.registry import build, spec
 from ui.downloads import results_csv, run_json
 from ui.figures import image_figures, model_figures
-from ui.widgets import URL, chart
+from ui.widgets import URL, chart, static_table
 
 PREDICTION_WORDS = {"right": "✅ **right**", "possible": "🤔 **not ruled out, not confirmed**: the interval reaches "
                     "into your band, more seeds would decide", "wrong": "❌ **not what happened**"}
@@ -84,13 +84,13 @@ def per_seed_table(cfg: GeneralizationConfig, result: RunResult) -> None:
     # Static tables (a real HTML <table> for screen readers, no data grid to load: a grid's first draw cost a
     # section more than its charts, benchmarks/browser_latency.py). A lesson's few models: a column pair each;
     # more: a row each, which a phone's width holds
-    st.table(seeds_by_column(rows, models, v) if len(models) <= 3 else model_rows(rows, models, v))
+    static_table(seeds_by_column(rows, models, v) if len(models) <= 3 else model_rows(rows, models, v))
     st.caption("The same accuracies as bars, with the training curves, are in the next section, "
                "*Accuracy and curves*.")
 
 
-def seeds_by_column(rows: list[dict], models: list[str], v: dict):
-    """A row per seed, the mean and the test interval; a column per (model, split)."""
+def seeds_by_column(rows: list[dict], models: list[str], v: dict) -> pd.DataFrame:
+    """A row per seed, the mean and the test interval; a column per (model, split); as text ("—": none)."""
     table = pd.DataFrame(rows).pivot(index="seed", columns="model", values=["train_acc", "test_acc"])
     table = table.reindex(columns=[(k, m) for m in models for k in ("train_acc", "test_acc")])
     table.index = [f"seed {i}" for i in table.index]
@@ -100,7 +100,7 @@ def seeds_by_column(rows: list[dict], models: list[str], v: dict):
         table.loc[f"test, 95 % interval {'low' if bound == 'lo' else 'high'}"] = [
             getattr(v[m].interval, bound) if k == "test" else np.nan
             for m in models for k in ("train", "test")]
-    return table.astype(float).style.format("{:.1%}", na_rep="—")
+    return table.astype(float).map(lambda a: "—" if np.isnan(a) else f"{a:.1%}")
 
 
 def model_rows(rows: list[dict], models: list[str], v: dict) -> pd.DataFrame:

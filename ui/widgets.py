@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlencode
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -80,6 +81,11 @@ STYLE = """<style>
 [data-testid="stCode"] :has([data-testid="stElementToolbarButton"]),
 [data-testid="stCode"] [data-testid="stElementToolbarButton"],
 [data-testid="stCode"] [data-testid="stElementToolbarButton"] * { opacity: 1 !important; visibility: visible !important; }
+.lab-table-box { overflow-x: auto; margin-bottom: 1rem; }
+.lab-table { border-collapse: collapse; font-size: 0.875rem; }
+.lab-table th, .lab-table td { padding: 0.25rem 0.75rem; border-bottom: 1px solid rgba(128, 128, 128, 0.3);
+  text-align: left; white-space: nowrap; }
+.lab-table thead th, .lab-table tbody th { font-weight: 600; }
 </style>"""
 
 
@@ -182,3 +188,13 @@ def bullets(notes: list[str]) -> None:
     the page sends one element, not N)."""
     if notes:
         st.markdown("\n".join(f"- {note}" for note in notes))
+
+
+def static_table(df: pd.DataFrame, where=None) -> None:
+    """A table of values already written as text (``df``'s index: its row labels), sent as one HTML element: a
+    real ``<table>`` with header cells, for screen readers and copying. ``st.table`` draws every cell as
+    Markdown: lesson 4's 16 models × 5 seeds cost *Draw your own*'s first open more than its charts
+    (benchmarks/browser_latency.py). A wide table scrolls sideways on a phone instead of overflowing it."""
+    corner = df.rename_axis(index=None, columns=df.index.name)  # the index's name heads its column: one header row
+    html = corner.to_html(escape=True, classes="lab-table", border=0, justify="left")
+    (where or st).html(f'<div class="lab-table-box">{html}</div>')

@@ -1,7 +1,7 @@
 """Lesson 4's page: predict, reveal the shipped bench, its three views, a selection, a live run."""
 
 from core.lessons.lesson4_fixing_the_vit import BENCH
-from tests.apptest_helpers import all_charts, assert_clean, open_section, page
+from tests.apptest_helpers import all_charts, assert_clean, open_section, page, tables
 from ui.look_inside import VIEWS
 
 PAGE = "pages/4_Fixing_the_ViT.py"
@@ -77,6 +77,9 @@ def test_look_inside_compares_attention_distance_across_the_remedies():
     at = reveal(page(PAGE, timeout=120), ())
     open_section(at, "Look inside the models")
     assert_clean(at)
+    answers = tables(at)[0]  # every model of the bench: its probability of the right answer, unseen and seen
+    assert len(answers) == len(BENCH.models) > 3
+    assert all(0 <= float(p) <= 1 for p in answers.to_numpy().ravel())
     at.radio(key="bench_probe_view").set_value(VIEWS[1]).run()
     titles = [md.value for md in at.markdown if md.value.startswith("**Trained mean attention distance")]
     assert titles, "the distance of every transformer of the bench"

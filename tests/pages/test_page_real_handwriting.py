@@ -1,6 +1,6 @@
 """Lesson 5's page: real digits, predict first, the shipped runs at once, a small setting trained live, links."""
 
-from tests.apptest_helpers import assert_clean, open_section, page
+from tests.apptest_helpers import assert_clean, open_section, page, tables
 
 PAGE = "pages/5_Real_handwriting.py"
 
@@ -35,7 +35,7 @@ def test_the_per_seed_results_are_a_static_table_with_a_row_per_model():
     open_section(at, "Per-seed results")
     assert_clean(at)
     assert not at.dataframe  # no data grid to load: a real table
-    table = at.table[0].value
+    table = tables(at)[0]
     assert len(table) == 7 and table.index[0] == "ViT (lesson)"
     assert all(len(seeds.split(", ")) == 5 for seeds in table["test, each seed"])  # the 5 seeds of the run
     assert table["test (mean)"].iloc[0].endswith("%") and "–" in table["test, 95 % interval"].iloc[0]
@@ -98,6 +98,6 @@ def test_a_link_opens_its_setting():
 def test_draw_your_own_on_real_digits():
     at = skip(page(PAGE, timeout=60, query={"digits_view": "Draw your own"}))
     assert_clean(at)
-    table = at.table[0].value
+    table = tables(at)[0]
     assert len(table) == 7 and list(table.columns) == [f"seed {s}" for s in range(5)]
     assert at.radio(key="digits_draw_class").options == [str(d) for d in range(10)]

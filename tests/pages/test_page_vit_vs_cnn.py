@@ -5,7 +5,7 @@ import pytest
 
 from core.engine.run_config import LESSON, TrainConfig
 from core.inspect.trained_model import run_data
-from tests.apptest_helpers import all_charts, assert_clean, open_section, page
+from tests.apptest_helpers import all_charts, assert_clean, open_section, page, tables
 from ui.look_inside import VIEWS
 
 PAGE = "pages/3_ViT_vs_CNN.py"
@@ -48,8 +48,8 @@ def test_tiny_preset_through_the_form_shows_results():
     labels = [m.label for m in at.metric]
     assert "CNN · test (unseen)" in labels and "ViT (lesson) · test (unseen)" in labels
     # the first section: the per-seed table, no chart but the picture of the split above
-    assert len(at.get("plotly_chart")) == 1 and at.table
-    assert "seed 0" in at.table[0].value.index and "mean" in at.table[0].value.index
+    assert len(at.get("plotly_chart")) == 1 and tables(at)
+    assert "seed 0" in tables(at)[0].index and "mean" in tables(at)[0].index
     open_section(at, "Accuracy and curves")
     assert len(at.get("plotly_chart")) >= 2  # bars, loss (and the test curve)
     assert len(all_charts(at)) >= 7  # and the 4 position maps, the gallery
@@ -134,7 +134,7 @@ def test_first_view_is_the_shipped_lesson_result_without_training():
     at = page(PAGE, timeout=30)
     assert_clean(at)
     # the first screen: the picture of the split and the prediction, nothing that answers it
-    assert len(at.get("plotly_chart")) == 1 and not at.metric and not at.table
+    assert len(at.get("plotly_chart")) == 1 and not at.metric and not tables(at)
     assert not any("42.4" in m.value for m in at.markdown) and at.button(key="predict_check").disabled
     reveal(at, "≈50 % (chance) or worse")
     assert any(md.value.startswith("**Your prediction:** ≈50 % (chance) or worse → ✅ **right**") for md in at.markdown)
@@ -172,7 +172,7 @@ def test_look_inside_the_shipped_lesson_without_training():
     assert_clean(at)
     assert not at.get("progress")
     labels = [m.label for m in at.metric]
-    assert "ViT (lesson) · p(right answer)" in labels and "CNN" in at.table[-1].value.index
+    assert "ViT (lesson) · p(right answer)" in labels and "CNN" in tables(at)[-1].index
     # unseen (3, 3) beside the nearest training centre (5, 5)
     assert any(md.value.startswith("**plus at (3, 3)**") for md in at.markdown)
     assert any(md.value.startswith("**plus at (5, 5)**: seen in training") for md in at.markdown)
@@ -202,7 +202,7 @@ def test_look_inside_a_run_just_trained_from_the_form():
     assert any(c.value.startswith("The trained models themselves") for c in at.caption)
     # the tiny preset's one-layer ViT: one layer of attention maps, its distances, both models' probabilities
     labels = [m.label for m in at.metric]
-    assert "ViT (lesson) · p(right answer)" in labels and "CNN" in at.table[-1].value.index
+    assert "ViT (lesson) · p(right answer)" in labels and "CNN" in tables(at)[-1].index
     at.radio(key="vc_probe_view").set_value(DISTANCE).run()
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
     assert any("mean attention distance most in layer 0" in n for n in notes)
@@ -224,7 +224,7 @@ def test_a_run_whose_every_seed_diverged_says_so_in_both_result_sections():
     assert not at.exception
     (error,) = at.error  # the run's one seed, and nothing else
     assert error.value.startswith("ViT (lesson), seed 0: training **diverged at epoch")
-    assert any("Every seed diverged" in i.value for i in at.info) and not at.table
+    assert any("Every seed diverged" in i.value for i in at.info) and not tables(at)
     open_section(at, "Accuracy and curves")
     assert any("Every seed diverged" in i.value for i in at.info) and len(at.get("plotly_chart")) == 1  # the split
 
@@ -308,7 +308,7 @@ def test_draw_your_own_moves_a_drawing_every_model_answers_and_the_link_keeps_it
     next(b for b in at.button if b.label == "Show the result without predicting").click().run()
     assert_clean(at)
     assert any("**Centre of mass:** (3, 4); **unseen: test**" in md.value for md in at.markdown)  # the link's drawing
-    table = at.table[0].value
+    table = tables(at)[0]
     assert list(table.index) == ["ViT (lesson)", "CNN"] and list(table.columns) == ["seed 0", "seed 1", "seed 2"]
     # at the unseen centre the CNN still sees a plus; the lesson's ViT, not
     assert table.loc["CNN", "seed 0"].startswith("plus") and table.loc["ViT (lesson)", "seed 0"].startswith("circle")
@@ -317,7 +317,7 @@ def test_draw_your_own_moves_a_drawing_every_model_answers_and_the_link_keeps_it
         at.button(key="vc_draw_down").click().run()
     assert_clean(at)
     assert any("**Centre of mass:** (7, 8); **seen**" in md.value for md in at.markdown)
-    assert at.table[0].value.loc["ViT (lesson)", "seed 0"].startswith("plus")  # where it was trained, it is right
+    assert tables(at)[0].loc["ViT (lesson)", "seed 0"].startswith("plus")  # where it was trained, it is right
     assert any(md.value.startswith("**The path through ViT (lesson):** the 16×16 drawing is cut into 4×4 = 16")
                for md in at.markdown)
     assert np.array_equal(drawing.decode(at.query_params["vc_drawing"], 16), make_image("plus", 7, 8))

@@ -60,3 +60,25 @@ def test_a_pictures_numbers_table_is_listed_though_it_is_not_sent_with_the_chart
     split = at.get("plotly_chart")[0]  # the pictures of the split: a mosaic whose table is one row per picture
     assert "meta" not in json.loads(split.proto.spec)["layout"]
     assert any("in training" in str(v) for v in at.dataframe[0].value["image"])
+
+
+def test_a_static_table_is_one_escaped_html_table_with_one_header_row():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.apptest_helpers import tables
+
+    def app():
+        import pandas as pd
+
+        from ui.widgets import static_table
+
+        static_table(pd.DataFrame({"seed 0": ["plus 0.91", "<b>circle</b>"], "seed 1": ["—", "x & y"]},
+                                  index=pd.Index(["ViT (lesson)", "ViT, max over patches"], name="model")))
+
+    at = AppTest.from_function(app).run()
+    body = at.get("html")[0].proto.body
+    assert body.count("<table") == 1 and body.count("<tr") == 3  # the header and two rows: no row for the index name
+    assert "<b>" not in body and "&lt;b&gt;circle&lt;/b&gt;" in body  # a cell's text is text, never markup
+    [table] = tables(at)
+    assert table.index.name == "model" and list(table.columns) == ["seed 0", "seed 1"]
+    assert table.loc["ViT, max over patches", "seed 1"] == "x & y" and table.loc["ViT (lesson)", "seed 0"] == "plus 0.91"
