@@ -28,7 +28,7 @@ from ui.figures import model_figures
 from ui.form_controls import changed_since, control_grid, load_preset, preset_buttons
 from ui.glossary import term
 from ui.look_inside import look_inside
-from ui.results_store import result_store
+from ui.results_store import result_store, run_id
 from ui.run_results import (
     accuracy_and_curves,
     downloads,
@@ -78,6 +78,14 @@ def form() -> bool:
         return st.form_submit_button("Run", type="primary")
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_notes(cfg: GeneralizationConfig, identity: tuple, shapes_identity: tuple | None, _result: RunResult,
+                 _shapes: RunResult | None) -> list[str]:
+    """What to notice, written from the run's numbers (``notes``: every model's map, every class), once per run:
+    the page draws it under whichever section is open. The runs themselves are not hashed: their identities are."""
+    return notes(_result, _shapes)
+
+
 def results(cfg: GeneralizationConfig, result: RunResult, store) -> None:
     results_header(cfg, result, judged()[cfg], PREDICTIONS)
     v = verdicts(result, {m: model_figures.label(m) for m in cfg.models})
@@ -91,7 +99,8 @@ def results(cfg: GeneralizationConfig, result: RunResult, store) -> None:
         "Draw your own": lambda: draw_your_own(result, "digits_"),
     })
     st.subheader("What to notice")
-    bullets(notes(result, store.get(LESSON)))  # written from the run's numbers (core: lesson5_real_handwriting.notes)
+    shapes = store.get(LESSON)
+    bullets(cached_notes(cfg, run_id(result), shapes and run_id(shapes), result, shapes))
 
 
 def main() -> None:

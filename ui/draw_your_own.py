@@ -20,7 +20,8 @@ from core.inspect.own_input import answers, shift_sweep, where
 from core.inspect.trained_model import layer_feature_maps, probe_image, run_data, shared_model, trained_model
 from core.models.registry import spec
 from ui.figures import image_figures, model_figures
-from ui.look_inside import one_side, run_id
+from ui.look_inside import one_side
+from ui.results_store import run_id
 from ui.widgets import URL, chart, plot, static_table
 
 

@@ -24,6 +24,7 @@ from core.models.registry import spec
 from core.nn.pos_embed import sincos_1d, sincos_2d
 from ui.figures import image_figures, model_figures
 from ui.glossary import term
+from ui.results_store import run_id
 from ui.widgets import URL, bullets, chart, plot, static_table
 
 
@@ -113,10 +114,6 @@ def seen_vs_unseen(result: RunResult, name: str, seed: int, shape: str, cx: int,
 def cached_distances(cfg, identity: tuple, name: str, seed: int, _result: RunResult) -> tuple[np.ndarray, np.ndarray]:
     """A run's distances, once: keyed by its config and identity (``_result`` itself is not hashed)."""
     return distances(_result, name, seed)
-
-
-def run_id(result: RunResult) -> tuple:
-    return result.origin, result.seconds, len(result.rows)
 
 
 def attention_distances(result: RunResult, name: str, seed: int) -> tuple[np.ndarray, np.ndarray] | None:

@@ -17,10 +17,17 @@ import streamlit as st
 from core.engine.archive import open_archive
 from core.engine.fingerprint import code_fingerprint
 from core.engine.flights import Flights
+from core.engine.results import RunResult
 from core.engine.store import ResultStore
 from core.lessons.shipped import load_fresh_shipped
 
 URL_SETTING = "VITLAB_REDIS_URL"
+
+
+def run_id(result: RunResult) -> tuple:
+    """What tells two runs of one config apart, for a cache keyed by the config: a cached function takes it with
+    the run itself as an unhashed argument (hashing a run's weights on every call would cost more than most)."""
+    return result.origin, result.seconds, len(result.rows)
 
 
 def redis_url() -> str | None:
