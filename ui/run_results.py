@@ -93,7 +93,7 @@ def seeds_by_column(rows: list[dict], models: list[str], v: dict) -> pd.DataFram
     """A row per seed, the mean and the test interval; a column per (model, split); as text ("—": none)."""
     table = pd.DataFrame(rows).pivot(index="seed", columns="model", values=["train_acc", "test_acc"])
     table = table.reindex(columns=[(k, m) for m in models for k in ("train_acc", "test_acc")])
-    table.index = [f"seed {i}" for i in table.index]
+    table.index = pd.Index([f"seed {i}" for i in table.index], name="seed")
     table.columns = [f"{model_figures.label(m)} · {'train' if k == 'train_acc' else 'test'}" for k, m in table.columns]
     table.loc["mean"] = table.mean()
     for bound in ("lo", "hi"):

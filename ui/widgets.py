@@ -119,24 +119,26 @@ def background(text: str, label: str = "The idea behind this page") -> None:
 
 
 
-def ready_to_draw(fig: go.Figure, where) -> None:
+def ready_to_draw(fig: go.Figure, where) -> dict:
     """The figure's title as text above it in ``where`` (text wraps on a phone; a Plotly title is cut off,
-    and the toolbar can cover it), taken out of the figure, and the margins set (``margins.fixed_margins``).
-    In place."""
+    and the toolbar can cover it), and the layout settings that send the figure without it and with its margins
+    set (``margins.margin_settings``)."""
+    settings = margins.margin_settings(fig)
     title = fig.layout.title.text
     if title:
         where.markdown(f"**{title}**")
-        fig.update_layout(title=None, margin=dict(t=30))
-    margins.fixed_margins(fig)
+        settings["title"] = None  # an update: None unsets
+        settings.setdefault("margin", {})["t"] = 30
+    return settings
 
 
 def plot(fig: go.Figure, where, *, key: str | None = None, on_select=None) -> None:
     """Send a figure to the page: its title above it (``ready_to_draw``), the lab's look in the figure
     (``theme.lab_look``: drawn once in the browser, not twice) and, with ``on_select``, a click on a point
-    selects it and runs ``on_select``. The one place a chart is sent."""
-    ready_to_draw(fig, where)
-    fig.layout.meta = None  # what "Show numbers" lists (ui.figures.figure_tables) stays here: the browser draws none of it
-    theme.lab_look(fig, selectable=on_select is not None)
+    selects it and runs ``on_select``. The one place a chart is sent. The figure is changed in place."""
+    settings = ready_to_draw(fig, where)
+    settings["meta"] = None  # what "Show numbers" lists (ui.figures.figure_tables) stays here: the browser draws none of it
+    theme.lab_look(fig, selectable=on_select is not None, settings=settings)
     selection = dict(on_select=on_select, selection_mode="points") if on_select is not None else {}
     where.plotly_chart(fig, theme=None, width="stretch", config=PLOTLY_CONFIG, key=key, **selection)
 

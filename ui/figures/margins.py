@@ -41,14 +41,17 @@ def _labels(fig: go.Figure, axis: str) -> list[str]:
     return labels
 
 
-def fixed_margins(fig: go.Figure) -> go.Figure:
-    """Margins that fit the figure's axis labels and titles, automargin off (see above). In place."""
+def margin_settings(fig: go.Figure) -> dict:
+    """The layout settings that fit the figure's axis labels and titles, automargin off (see above): each drawn
+    axis's ``automargin`` and the left and bottom margins, as a layout update (``ui.figures.theme.lab_look`` writes
+    them with the rest of the figure's look, in one go)."""
+    out: dict = {}
     left, bottom = 0, 0
     for axis in _axis_names(fig):
         ax = fig.layout[axis]
         labels = [] if ax.visible is False else _labels(fig, axis)  # a hidden axis draws no labels
         turned = axis.startswith("x") and sum(len(t) for t in labels) * CHAR_PX > ROTATE_AT
-        fig.layout[axis].automargin = turned
+        out[axis] = {"automargin": turned}
         if ax.visible is False or turned:
             continue
         title = LINE_PX * (ax.title.text.count("<br>") + 1) if ax.title.text else 0
@@ -58,6 +61,12 @@ def fixed_margins(fig: go.Figure) -> go.Figure:
         else:
             bottom = max(bottom, LINE_PX + title)
     m = fig.layout.margin
-    fig.update_layout(margin=dict(l=max(m.l or 0, left + PAD_PX + 4) if left else m.l,
-                                  b=max(m.b or 0, bottom + PAD_PX + 4) if bottom else m.b))
+    margin = {**({"l": max(m.l or 0, left + PAD_PX + 4)} if left else {}),
+              **({"b": max(m.b or 0, bottom + PAD_PX + 4)} if bottom else {})}
+    return out | ({"margin": margin} if margin else {})
+
+
+def fixed_margins(fig: go.Figure) -> go.Figure:
+    """``margin_settings`` written into the figure. In place."""
+    fig.update_layout(margin_settings(fig))
     return fig

@@ -53,28 +53,31 @@ def _missing(own: dict, defaults: dict) -> dict:
     return out
 
 
-def _merge(into: dict, part: dict) -> dict:
-    """``part``'s settings written into ``into`` (nested dicts followed). In place."""
+def merged(base: dict, part: dict) -> dict:
+    """``base`` with ``part``'s settings written over it, nested dicts followed (a layout update as Plotly applies
+    it: a ``None`` unsets). Neither is changed."""
+    out = dict(base)
     for name, value in part.items():
-        if isinstance(value, dict):
-            _merge(into.setdefault(name, {}), value)
+        if value is None:
+            out.pop(name, None)
         else:
-            into[name] = value
-    return into
+            out[name] = merged(out.get(name) or {}, value) if isinstance(value, dict) else value
+    return out
 
 
-def lab_look(fig: go.Figure, selectable: bool = False) -> go.Figure:
-    """The lab's look in ``fig``'s own layout, no template, and its data revision (see the module's text). Call
-    it last: the revision is a digest of the figure as it is. In place."""
+def lab_look(fig: go.Figure, selectable: bool = False, settings: dict | None = None) -> go.Figure:
+    """The lab's look in ``fig``'s own layout, no template, and its data revision (see the module's text); first
+    ``settings`` (a layout update: what the page changes before sending, ``ui.widgets.plot``) written over the
+    figure's own. Call it last: the revision is a digest of the figure as it is. In place."""
     fig.layout.template = None  # a figure's JSON then has no template at all (an empty one would still count)
-    own = fig.layout.to_plotly_json()
+    own = merged(fig.layout.to_plotly_json(), settings or {})
     own.pop("datarevision", None)
     axes = {name: X_AXIS if name.startswith("x") else Y_AXIS  # a hidden axis draws nothing to style
             for name in {"xaxis", "yaxis", *own} if name.startswith(("xaxis", "yaxis"))
             and (own.get(name) or {}).get("visible") is not False}
     # A new layout from the merged settings, not update_layout: Plotly checks every key of an update against the
     # figure's subplots, a few times the cost of building the layout afresh (benchmarks/bench_figures.py)
-    fig.layout = _merge(own, _missing(own, LAYOUT | (SELECTABLE if selectable else {}) | axes))
+    fig.layout = merged(own, _missing(own, LAYOUT | (SELECTABLE if selectable else {}) | axes))
     fig.layout.template = None  # a new layout takes Plotly's default template again
     for trace in fig.data:
         if trace.type == "scatter":  # Plotly redraws a scatter whose coordinates came as typed arrays (see above)

@@ -59,3 +59,17 @@ def test_a_scatters_coordinates_go_as_plain_lists():
     data = sent(theme.lab_look(fig))["data"]
     assert data[0]["x"] == [0, 1, 2, 3] and data[0]["y"] == [0, 1, 2, 3]
     assert "bdata" in data[1]["z"]  # a heatmap's typed array is kept: Plotly does not redraw it
+
+
+def test_the_pages_settings_go_over_the_figures_own_and_none_unsets():
+    fig = heatmap().update_layout(title="a title", margin=dict(l=5, t=80), meta={"numbers": [1]}, font=dict(size=20))
+    layout = sent(theme.lab_look(fig, settings={"title": None, "meta": None, "margin": {"t": 30}}))["layout"]
+    assert "title" not in layout and "meta" not in layout
+    assert layout["margin"] == {"l": 5, "t": 30}  # the figure's own left margin kept, its top one replaced
+    assert layout["font"]["size"] == 20 and layout["font"]["color"] == theme.TEXT  # the figure's own, then the look's
+
+
+def test_merged_follows_nested_settings_and_changes_neither():
+    base, part = {"margin": {"l": 5}, "title": {"text": "t"}}, {"margin": {"t": 30}, "title": None}
+    assert theme.merged(base, part) == {"margin": {"l": 5, "t": 30}}
+    assert base == {"margin": {"l": 5}, "title": {"text": "t"}} and part == {"margin": {"t": 30}, "title": None}
