@@ -21,7 +21,7 @@ from ui.exercise_panel import exercise_panel
 from ui.figures import model_figures
 from ui.form_controls import changed_since, control_grid, load_preset, preset_buttons
 from ui.glossary import term
-from ui.look_inside import look_inside
+from ui.look_inside import load_models_ahead, look_inside
 from ui.results_store import result_store
 from ui.run_results import (
     accuracy_and_curves,
@@ -159,9 +159,10 @@ def main() -> None:
             "Generalization map": lambda: generalization_maps(cfg, result),
             "Misclassified test images": lambda: misclassified(cfg, result),
             "Look inside the models": lambda: look_inside(result, "vc_"),
-        "Draw your own": lambda: draw_your_own(result, "vc_"),
+            "Draw your own": lambda: draw_your_own(result, "vc_"),
         })
         what_to_notice(result)
+        load_models_ahead(result)  # for the first click into Look inside or Draw your own
     background(BACKGROUND)
     exercises(store)
     sweeps(form_cfg)

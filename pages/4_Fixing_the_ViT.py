@@ -37,7 +37,7 @@ from ui.exercise_panel import exercise_panel
 from ui.figures import model_figures
 from ui.form_controls import control_grid
 from ui.glossary import term
-from ui.look_inside import look_inside
+from ui.look_inside import load_models_ahead, look_inside
 from ui.results_store import result_store
 from ui.run_results import maps_grid, ranking_table, the_split
 from ui.training import WARM_DELAY, live_curve_toggle, sweep_live, train_live
@@ -187,6 +187,7 @@ def show(cfg, result: RunResult, picked: list[str]) -> None:
     })
     st.subheader("What to notice")
     bullets(notes(v, plotted))  # written from the bench's numbers (core: lesson4_fixing_the_vit.notes)
+    load_models_ahead(result)  # for the first click into Look inside or Draw your own
 
 
 def main() -> None:

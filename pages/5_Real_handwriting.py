@@ -27,7 +27,7 @@ from ui.exercise_panel import exercise_panel
 from ui.figures import model_figures
 from ui.form_controls import changed_since, control_grid, load_preset, preset_buttons
 from ui.glossary import term
-from ui.look_inside import look_inside
+from ui.look_inside import load_models_ahead, look_inside
 from ui.results_store import result_store, run_id
 from ui.run_results import (
     accuracy_and_curves,
@@ -101,6 +101,7 @@ def results(cfg: GeneralizationConfig, result: RunResult, store) -> None:
     st.subheader("What to notice")
     shapes = store.get(LESSON)
     bullets(cached_notes(cfg, run_id(result), shapes and run_id(shapes), result, shapes))
+    load_models_ahead(result)  # for the first click into Look inside or Draw your own
 
 
 def main() -> None:

@@ -5,6 +5,8 @@ Each page passes its own key prefix, so no two pages share a control (their valu
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -14,6 +16,7 @@ from core.inspect.attention_maps import similarity_grid
 from core.inspect.trained_model import (
     Probe,
     distances,
+    load_every_model,
     position_similarity,
     probe,
     seen_centre,
@@ -26,6 +29,28 @@ from ui.figures import image_figures, model_figures
 from ui.glossary import term
 from ui.results_store import run_id
 from ui.widgets import URL, bullets, chart, plot, static_table
+
+# Seconds after a run's results are sent before its models are rebuilt: started at once, the rebuilding took the
+# cores from the browser drawing those results (docs/performance.md)
+LOAD_DELAY = 1.5
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def _models_loading(cfg, identity: tuple, _result: RunResult) -> threading.Timer:
+    """One thread per run, for every learner: it rebuilds the run's models (``load_every_model``) ``LOAD_DELAY``
+    seconds later, no Streamlit call in it. Keyed by the run's config and identity (``_result`` is not hashed)."""
+    timer = threading.Timer(LOAD_DELAY, load_every_model, (_result,))
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+def load_models_ahead(result: RunResult) -> None:
+    """Rebuild the run's trained models while the learner reads its results, so that the first click into *Look
+    inside* or *Draw your own* finds them built (the first on lesson 4's bench otherwise waits for 80 models:
+    docs/performance.md). Once per run on the server; nothing when the run kept no weights."""
+    if result.weights:
+        _models_loading(result.config, run_id(result), result)
 
 
 def _select_cell(prefix: str) -> None:

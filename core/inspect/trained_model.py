@@ -47,6 +47,15 @@ def shared_model(result: RunResult, name: str, seed: int) -> nn.Module:
     return _loaded(name, cfg.model, cfg.data.img_size, seed, cfg.data.kind.outputs, result.weights[key])
 
 
+def load_every_model(result: RunResult) -> int:
+    """Every trained model of ``result`` rebuilt into ``shared_model``'s cache ahead of the first look inside it
+    (a bench's 80 models take a few hundred ms, the first click's otherwise). Returns how many it holds."""
+    for key in result.weights:
+        name, seed = key.rsplit("/", 1)
+        shared_model(result, name, int(seed))
+    return len(result.weights)
+
+
 def trained_model(result: RunResult, name: str, seed: int) -> nn.Module:
     """The (name, seed) model of ``result`` with its trained weights, in evaluation mode: the caller's own copy,
     free to change (``shared_model`` is the one to only read)."""

@@ -11,6 +11,7 @@ from core.engine.run import run
 from core.inspect.logit_lens import logit_lens
 from core.inspect.trained_model import (
     distances,
+    load_every_model,
     position_similarity,
     probe,
     seen_centre,
@@ -92,6 +93,19 @@ def test_a_model_is_rebuilt_once_and_shared_and_whoever_changes_one_gets_a_copy(
     assert all(not m._forward_hooks for m in shared.modules())
     with pytest.raises(ValueError, match="vit/7"):
         shared_model(result, "vit", 7)
+
+
+def test_every_model_of_a_run_can_be_rebuilt_ahead_and_is_then_shared(result):
+    from core.inspect import trained_model as tm
+
+    tm._loaded.cache_clear()
+    assert load_every_model(result) == len(result.weights) == 3
+    assert tm._loaded.cache_info().currsize == 3
+    misses = tm._loaded.cache_info().misses
+    for key in result.weights:
+        name, seed = key.rsplit("/", 1)
+        shared_model(result, name, int(seed))
+    assert tm._loaded.cache_info().misses == misses  # each found built
 
 
 def test_bad_probes_are_refused_with_the_offending_value(result):

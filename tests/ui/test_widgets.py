@@ -82,3 +82,19 @@ def test_a_static_table_is_one_escaped_html_table_with_one_header_row():
     [table] = tables(at)
     assert table.index.name == "model" and list(table.columns) == ["seed 0", "seed 1"]
     assert table.loc["ViT, max over patches", "seed 1"] == "x & y" and table.loc["ViT (lesson)", "seed 0"] == "plus 0.91"
+
+
+def test_a_runs_models_are_rebuilt_ahead_once_on_a_timer(monkeypatch):
+    from core.inspect import trained_model as tm
+    from core.lessons.shipped import load_fresh_shipped
+    from ui import look_inside
+
+    result = next(r for c, r in load_fresh_shipped().items() if len(c.models) == 2)  # lesson 3's shipped run
+    monkeypatch.setattr(look_inside, "LOAD_DELAY", 0.0)
+    look_inside._models_loading.clear()
+    tm._loaded.cache_clear()
+    look_inside.load_models_ahead(result)
+    look_inside.load_models_ahead(result)  # the same run again: the same timer, no second thread
+    timer = look_inside._models_loading(result.config, look_inside.run_id(result), result)
+    timer.join(60)
+    assert tm._loaded.cache_info().currsize == len(result.weights) and tm._loaded.cache_info().misses == len(result.weights)
