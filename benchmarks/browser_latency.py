@@ -33,6 +33,9 @@ every number and text), so "every affected chart redrawn" is measured, not guess
   learner's switch: only the progress bar, no test evaluations during training), the two in alternating
   order, the browser drawing the page both times; their engine times and the ratio.
 
+``--only fresh`` measures a section's first click on a server started afresh for each try (the click that
+finds nothing of the run rebuilt yet), after the results are revealed and read.
+
 ``--only curve --tries 12`` measures the live curve's cost alone, for the lesson (many pairs: one pair
 swings by ±30 % on this machine).
 
@@ -382,6 +385,32 @@ def tab_switch(browser, sides, tries: int, out) -> None:
             report(f"tab /{path} · {name}", times, out)
 
 
+# The sections whose first click needs the run's trained models rebuilt (ui.look_inside.load_models_ahead), on
+# the page with the most of them (lesson 4's bench: 80)
+FRESH_TABS = {"Fixing_the_ViT": ("Look inside the models", "Draw your own")}
+
+
+def fresh_server(browser, sides, tries: int, out) -> None:
+    """On a server started afresh for every try: the results revealed (the prediction skipped: from the click to
+    the results drawn), read for ``READ`` seconds, then a section's first click ever on that server (nothing of
+    the run rebuilt yet, unless the page did it while the learner read)."""
+    for path, tabs in FRESH_TABS.items():
+        for name in tabs:
+            shown: dict[str, list[float]] = {side: [] for side, _, _ in sides}
+            times: dict[str, list[float]] = {side: [] for side, _, _ in sides}
+            for _ in range(tries):
+                for side, _, root in sides:
+                    with streamlit_server(root=root) as (url, _, _):
+                        page, _ = open_done(browser, url, path)
+                        read(page)
+                        shown[side].append(after_input(page, lambda page: page.get_by_role("button", name=REVEAL).click()))
+                        read(page)
+                        times[side].append(after_input(page, lambda page, name=name: page.get_by_role("tab", name=name).click()))
+                        page.context.close()
+            report(f"fresh server /{path} · results shown", shown, out)
+            report(f"fresh server /{path} · {name}", times, out)
+
+
 def engine_seconds(root, preset: str, *options: str) -> float:
     """The command line's engine time for a config (what ``run`` reports), trained afresh."""
     p = subprocess.run([sys.executable, "-m", "core", "generalization", "--preset", preset, *options, "--json"],
@@ -493,9 +522,10 @@ def live_curve_cost(browser, sides, tries: int, out) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tries", type=int, default=5)
-    ap.add_argument("--only", nargs="*", choices=["first_draw", "control", "tabs", "run", "curve"],
+    ap.add_argument("--only", nargs="*", choices=["first_draw", "control", "tabs", "fresh", "run", "curve"],
                     default=["first_draw", "control", "tabs", "run"],
-                    help="curve: only the live curve's cost, the lesson re-run with it and without (not by default)")
+                    help="curve: only the live curve's cost, the lesson re-run with it and without; fresh: a "
+                         "section's first click on a freshly started server (neither by default)")
     ap.add_argument("--page", nargs="*", default=[], help="controls and tabs of these pages only (their URL paths)")
     ap.add_argument("--json", help="write the medians to this file")
     ap.add_argument("--baseline", type=Path, help="another checkout to measure alongside, try for try")
@@ -512,6 +542,7 @@ def main() -> None:
         p = stack.enter_context(sync_playwright())
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for part, measure in (("first_draw", first_draw), ("control", control_change), ("tabs", tab_switch),
+                              ("fresh", fresh_server),
                               ("run", run_to_results),
                               ("curve", live_curve_cost)):
             if part in args.only:
