@@ -124,6 +124,14 @@ def test_charts_are_sent_in_one_place():
                                                                           .splitlines(), 1) if ".plotly_chart(" in line)]
 
 
+def test_static_tables_are_html_tables_not_markdown_cells():
+    """ui.widgets.static_table draws every static table as one HTML element: st.table draws each cell as a
+    Markdown element (lesson 4's answers were 130 of them, more than the tab's charts cost)."""
+    files = [p for d in ("ui", "pages") for p in (ROOT / d).rglob("*.py")] + [ROOT / "app.py"]
+    assert [f"{p.relative_to(ROOT)}:{i}" for p in files for i, line in enumerate(p.read_text().splitlines(), 1)
+            if ".table(" in line] == []
+
+
 SETTING_WIDGETS = {"slider", "select_slider", "radio", "selectbox", "multiselect", "number_input", "toggle", "checkbox",
                    "text_input", "segmented_control", "pills"}
 # a learner's own answers: a shared link must not carry them (prediction_key: ui.training.predict_first's radio)
