@@ -111,7 +111,7 @@ FIRST_SCREEN = """(h) => {
                  + '[data-testid=stMultiSelect], [data-testid=stPageLink], [data-testid=stForm]';
   return {charts: [...main.querySelectorAll('.js-plotly-plot')].filter(c => seen(c, 120)).length,
           controls: [...main.querySelectorAll(controls)].filter(c => seen(c, 0)).length,
-          results: main.querySelectorAll('[data-testid=stMetric], [data-testid=stTable], [data-testid=stDataFrame]').length};
+          results: main.querySelectorAll('[data-testid=stMetric], [data-testid=stTable], [data-testid=stDataFrame], table.lab-table').length};
 }"""
 PREDICT_FIRST = ("ViT_vs_CNN", "Fixing_the_ViT")  # pages whose results wait for the learner's prediction
 
@@ -325,7 +325,7 @@ def test_generalization_live_rerun_shows_progress_then_results(browser):
         assert page.get_by_text("Your prediction: in between →").count() == 1  # the Re-run judged it
         page.wait_for_timeout(1000)
         assert page.get_by_role("button", name="Cancel").count() == 0  # gone with the run it cancelled
-        page.locator("[data-testid=stTable]").first.wait_for(timeout=60_000)  # the results' first section
+        page.locator("table.lab-table").first.wait_for(timeout=60_000)  # the results' first section
         page.get_by_role("tab", name="Accuracy and curves").click()
         wait_for_charts(page, 2, timeout=120)  # and their charts, one click away
         assert page.locator("[data-testid=stException]").count() == 0

@@ -127,7 +127,8 @@ def answers_table(result: RunResult, d: np.ndarray, drawn: int) -> None:
         rows.setdefault(model_figures.label(m), {})[f"seed {seed}"] = f"{classes[k]} {p[k]:.2f} · {p[drawn]:.2f}"
     st.markdown(f"**Every model, every seed: the class it gives and its probability · its probability of "
                 f"*{classes[drawn]}***")
-    static_table(pd.DataFrame(rows).T.reindex(columns=[f"seed {s}" for s in seeds]).rename_axis("model"))
+    static_table(pd.DataFrame(rows).T.reindex(columns=[f"seed {s}" for s in seeds]).rename_axis("model"),
+                 "Every model's answer to your drawing, every seed")
     # in a popover: its grid is drawn when opened, not on every click (a data grid is costly to draw)
     with st.popover("Every class's probability, every model and seed"):
         st.dataframe(pd.DataFrame([{"model": model_figures.label(m), "seed": seed,

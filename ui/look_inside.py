@@ -121,10 +121,11 @@ def seen_vs_unseen(result: RunResult, name: str, seed: int, shape: str, cx: int,
     here, there = probe(result, name, seed, shape, cx, cy), probe(result, name, seed, shape, sx, sy)
     # Every model's answer as one static table (a bench has 16 models: one metric each cost the tab's first
     # draw more than its charts; benchmarks/browser_latency.py)
-    st.markdown(f"**Every model of the run, seed {seed}: probability of the right answer**")
+    caption = f"Every model of the run, seed {seed}: probability of the right answer"
+    st.markdown(f"**{caption}**")
     static_table(pd.DataFrame({f"at ({cx}, {cy})": [f"{here.p_right(m):.2f}" for m in here.probs],
                                f"at ({sx}, {sy}), seen": [f"{there.p_right(m):.2f}" for m in there.probs]},
-                              index=pd.Index([model_figures.label(m) for m in here.probs], name="model")))
+                              index=pd.Index([model_figures.label(m) for m in here.probs], name="model")), caption)
     if here.rollout is not None:
         st.markdown(f"Below, for the chosen model: its {term('rollout', 'attention rollout')} over each input (and, "
                     f"with *Show every layer's maps*, the {term('class token')}'s {term('attention')} in every layer "

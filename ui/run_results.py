@@ -84,7 +84,8 @@ def per_seed_table(cfg: GeneralizationConfig, result: RunResult) -> None:
     # Static tables (a real HTML <table> for screen readers, no data grid to load: a grid's first draw cost a
     # section more than its charts, benchmarks/browser_latency.py). A lesson's few models: a column pair each;
     # more: a row each, which a phone's width holds
-    static_table(seeds_by_column(rows, models, v) if len(models) <= 3 else model_rows(rows, models, v))
+    static_table(seeds_by_column(rows, models, v) if len(models) <= 3 else model_rows(rows, models, v),
+                 "Train and test accuracy of every model and seed")
     st.caption("The same accuracies as bars, with the training curves, are in the next section, "
                "*Accuracy and curves*.")
 

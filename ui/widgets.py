@@ -4,6 +4,7 @@ to the page's settings, the "What to notice" list and the code that ran."""
 from __future__ import annotations
 
 import functools
+import html
 import inspect
 import re
 from collections.abc import Callable
@@ -192,11 +193,13 @@ def bullets(notes: list[str]) -> None:
         st.markdown("\n".join(f"- {note}" for note in notes))
 
 
-def static_table(df: pd.DataFrame, where=None) -> None:
+def static_table(df: pd.DataFrame, label: str, where=None) -> None:
     """A table of values already written as text (``df``'s index: its row labels), sent as one HTML element: a
     real ``<table>`` with header cells, for screen readers and copying. ``st.table`` draws every cell as
-    Markdown: lesson 4's 16 models × 5 seeds cost *Draw your own*'s first open more than its charts
-    (benchmarks/browser_latency.py). A wide table scrolls sideways on a phone instead of overflowing it."""
+    Markdown: lesson 4's 16 × 5 answers cost *Draw your own*'s first open more than its charts
+    (benchmarks/browser_latency.py). A wide table scrolls sideways on a phone instead of overflowing it; its box
+    then takes the keyboard's focus (arrow keys scroll it) and ``label`` names it for a screen reader."""
     corner = df.rename_axis(index=None, columns=df.index.name)  # the index's name heads its column: one header row
-    html = corner.to_html(escape=True, classes="lab-table", border=0, justify="left")
-    (where or st).html(f'<div class="lab-table-box">{html}</div>')
+    table = corner.to_html(escape=True, classes="lab-table", border=0, justify="left")
+    (where or st).html(f'<div class="lab-table-box" tabindex="0" role="region" aria-label="{html.escape(label)}">'
+                       f"{table}</div>")

@@ -73,12 +73,15 @@ def test_a_static_table_is_one_escaped_html_table_with_one_header_row():
         from ui.widgets import static_table
 
         static_table(pd.DataFrame({"seed 0": ["plus 0.91", "<b>circle</b>"], "seed 1": ["—", "x & y"]},
-                                  index=pd.Index(["ViT (lesson)", "ViT, max over patches"], name="model")))
+                                  index=pd.Index(["ViT (lesson)", "ViT, max over patches"], name="model")),
+                     'Answers "quoted" <here>')
 
     at = AppTest.from_function(app).run()
     body = at.get("html")[0].proto.body
     assert body.count("<table") == 1 and body.count("<tr") == 3  # the header and two rows: no row for the index name
     assert "<b>" not in body and "&lt;b&gt;circle&lt;/b&gt;" in body  # a cell's text is text, never markup
+    # a box a keyboard can focus (it scrolls a wide table), named for a screen reader
+    assert 'tabindex="0" role="region" aria-label="Answers &quot;quoted&quot; &lt;here&gt;"' in body
     [table] = tables(at)
     assert table.index.name == "model" and list(table.columns) == ["seed 0", "seed 1"]
     assert table.loc["ViT, max over patches", "seed 1"] == "x & y" and table.loc["ViT (lesson)", "seed 0"] == "plus 0.91"
