@@ -12,17 +12,15 @@ Medians in ms over ``--tries`` fresh figures each; the two ways take turns, and 
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import statistics
-import time
 
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from benchmarks.harness import machine_now
+from benchmarks.harness import machine_now, ms, table_arguments, write_table
 from core.models.registry import REGISTRY
 from ui.figures import image_figures, model_figures, plots, theme
 
@@ -59,18 +57,8 @@ def look_by_update(fig: go.Figure) -> go.Figure:
     return fig
 
 
-def ms(make, way) -> float:
-    fig = make()
-    t = time.perf_counter()
-    way(fig)
-    return 1000 * (time.perf_counter() - t)
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--tries", type=int, default=15)
-    ap.add_argument("--out", help="also write the table to this file")
-    args = ap.parse_args()
+    args = table_arguments(__doc__, 15)
     lines = [machine_now(), f"{'figure':<36} {'update_layout':>14} {'rebuilt':>8} {'ratio':>6}   (ms, median of {args.tries})"]
     for name, make in FIGURES.items():
         a, b = json.loads(pio.to_json(look_by_update(make()))), json.loads(pio.to_json(theme.lab_look(make())))
@@ -78,14 +66,13 @@ def main() -> None:
         assert a["layout"] == b["layout"], f"{name}: the two ways wrote different layouts"
         times = {"update": [], "rebuilt": []}
         for _ in range(args.tries):
-            times["update"].append(ms(make, look_by_update))
-            times["rebuilt"].append(ms(make, theme.lab_look))
+            for way, look in (("update", look_by_update), ("rebuilt", theme.lab_look)):
+                fig = make()  # a fresh figure each time, built outside the timed call
+                times[way].append(ms(lambda look=look, fig=fig: look(fig)))
         u, r = statistics.median(times["update"]), statistics.median(times["rebuilt"])
         lines.append(f"{name:<36} {u:14.1f} {r:8.1f} {r / u:6.2f}")
         print(lines[-1], flush=True)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    write_table(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -12,29 +12,19 @@ take turns within every try, so both see the same machine load.
 
 from __future__ import annotations
 
-import argparse
 import statistics
-import time
 
 import numpy as np
 import torch
 
+from benchmarks.harness import ms, table_arguments, write_table
 from core.inspect import trained_model
 from core.inspect.own_input import answers
 from core.lessons.shipped import load_fresh_shipped
 
 
-def ms(call) -> float:
-    t = time.perf_counter()
-    call()
-    return 1000 * (time.perf_counter() - t)
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--tries", type=int, default=5)
-    ap.add_argument("--out", help="also write the table to this file")
-    args = ap.parse_args()
+    args = table_arguments(__doc__, 5)
     torch.set_num_threads(1)  # a page's thread: the server's sessions share its cores
     lines = [f"{'run':<40} {'call':<10} {'rebuilt':>9} {'shared':>9}   (ms, median of {args.tries})"]
     for cfg, result in load_fresh_shipped().items():
@@ -54,9 +44,7 @@ def main() -> None:
             lines.append(f"{label:<40} {what:<10} {statistics.median(times['rebuilt']):9.1f} "
                          f"{statistics.median(times['shared']):9.1f}")
             print(lines[-1], flush=True)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    write_table(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ pages run at one thread (``ui/__init__.py``): a second thread waits for a core s
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import subprocess
 import sys
@@ -20,23 +19,14 @@ import time
 import numpy as np
 import torch
 
-from benchmarks.harness import machine_now
+from benchmarks.harness import machine_now, ms, table_arguments, write_table
 from core.inspect.own_input import answers
 from core.inspect.trained_model import run_data
 from core.lessons.shipped import load_fresh_shipped
 
 
-def ms(call) -> float:
-    t = time.perf_counter()
-    call()
-    return 1000 * (time.perf_counter() - t)
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--tries", type=int, default=7)
-    ap.add_argument("--out", help="also write the table to this file")
-    args = ap.parse_args()
+    args = table_arguments(__doc__, 7)
     cfg, result = max(load_fresh_shipped().items(), key=lambda kv: len(kv[0].models) * len(kv[0].train.seeds))
     drawing = np.asarray(run_data(cfg.data).Xte[0, 0].numpy())
     answers(result, drawing)  # every model rebuilt once, as on a server that has opened the tab before
@@ -59,9 +49,7 @@ def main() -> None:
         one, two = statistics.median(times[1]), statistics.median(times[2])
         lines.append(f"{'one busy process' if busy else 'quiet':<22} {one:9.1f} {two:10.1f} {two / one:7.2f}")
         print(lines[-1], flush=True)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    write_table(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ takes ``--baseline``.
 
 from __future__ import annotations
 
+import argparse
 import os
 import threading
 import time
@@ -30,6 +31,28 @@ def loop_ms(n: int = 10**6) -> float:
 def machine_now() -> str:
     """The load average and the machine's speed now, for the line beside a figure."""
     return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + f" · loop {loop_ms():.0f} ms"
+
+
+def ms(call) -> float:
+    """Milliseconds ``call()`` takes, once."""
+    start = time.perf_counter()
+    call()
+    return 1000 * (time.perf_counter() - start)
+
+
+def table_arguments(doc: str, tries: int) -> argparse.Namespace:
+    """The command line of a benchmark that prints a table: ``--tries`` and ``--out`` (the table's file too)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--tries", type=int, default=tries)
+    ap.add_argument("--out", help="also write the table to this file")
+    return ap.parse_args()
+
+
+def write_table(lines: list[str], out: str | None) -> None:
+    """The table's lines into ``out``, when given (they were printed as they came)."""
+    if out:
+        with open(out, "w") as f:
+            f.write("\n".join(lines) + "\n")
 
 
 class PeakRss:
