@@ -187,7 +187,7 @@ OVERLAPS = """() => {
 
 
 # Every axis label and title and legend entry of every chart lies inside its chart: the margins are set on
-# the server (ui.margins.fixed_margins), not grown by Plotly in the browser, so a margin too small would cut
+# the server (ui.figures.margins.margin_settings), not grown by Plotly in the browser, so a margin too small would cut
 # them off
 CLIPPED = """() => {
   const bad = [];

@@ -38,7 +38,7 @@ def test_every_page_carries_the_preload_once():
 def test_every_chart_of_every_section_is_sent_with_its_margins_set_to_be_drawn_once():
     # Streamlit's theme turns axis automargin on (a second layout and draw of each chart in the browser);
     # every chart of the pages leaves the server with it off, and its margins set, except an x axis of
-    # labels that may be turned (ui.margins.fixed_margins)
+    # labels that may be turned (ui.figures.margins.margin_settings)
     # Each is also sent so that the browser draws it once (ui.figures.theme): Streamlit's theme off, no template,
     # and a data revision
     for path in ("pages/1_Patchify.py", "pages/2_Permutation_symmetry.py", "pages/3_ViT_vs_CNN.py"):

@@ -64,9 +64,3 @@ def margin_settings(fig: go.Figure) -> dict:
     margin = {**({"l": max(m.l or 0, left + PAD_PX + 4)} if left else {}),
               **({"b": max(m.b or 0, bottom + PAD_PX + 4)} if bottom else {})}
     return out | ({"margin": margin} if margin else {})
-
-
-def fixed_margins(fig: go.Figure) -> go.Figure:
-    """``margin_settings`` written into the figure. In place."""
-    fig.update_layout(margin_settings(fig))
-    return fig

@@ -128,26 +128,31 @@ def test_side_by_side_titles_wrap_at_spaces():
     assert wrap("CNN", 12) == "CNN" and all(len(line) <= 12 for line in wrap("ViT, 2-D relative position bias", 12).split("<br>"))
 
 
+def fixed_margins(fig):
+    """The figure with ``margins.margin_settings`` written into it, as ``ui.widgets.plot`` sends it."""
+    return fig.update_layout(margins.margin_settings(fig))
+
+
 def test_fixed_margins_fit_the_labels_and_leave_plotly_no_second_pass():
     # numbers on y: room for about five characters; automargin off on both axes
-    gb = margins.fixed_margins(plots.grouped_bars({"a": [1, 2]}, "gb", ["class 0", "class 1"]))
+    gb = fixed_margins(plots.grouped_bars({"a": [1, 2]}, "gb", ["class 0", "class 1"]))
     assert gb.layout.xaxis.automargin is False and gb.layout.yaxis.automargin is False
     assert gb.layout.margin.l >= 5 * margins.CHAR_PX and gb.layout.margin.b >= margins.LINE_PX
     # names on y (horizontal bars, boxes placed at their names): room for the longest
-    rank = margins.fixed_margins(model_figures.ranking_figure([{"model": "vit-relpos", "mean": 0.6, "lo": 0.5, "hi": 0.7},
+    rank = fixed_margins(model_figures.ranking_figure([{"model": "vit-relpos", "mean": 0.6, "lo": 0.5, "hi": 0.7},
                                                        {"model": "cnn", "mean": 0.9, "lo": 0.8, "hi": 1.0}]))
     longest = max(len(t) for t in rank.data[0].y)
     assert rank.layout.margin.l >= longest * margins.CHAR_PX and rank.layout.xaxis.title.text  # and its title below
     assert rank.layout.margin.b >= 2 * margins.LINE_PX
-    strip = margins.fixed_margins(plots.log_strip({"with sincos2d positions": np.ones(3)}, "s", "max"))
+    strip = fixed_margins(plots.log_strip({"with sincos2d positions": np.ones(3)}, "s", "max"))
     assert strip.layout.margin.l >= len("with sincos2d positions") * margins.CHAR_PX
     # a margin the figure asked for is kept when larger; hidden axes need none
-    maps = margins.fixed_margins(image_figures.small_maps_figure(np.zeros((2, 3, 3)), ["a", "b"], "m", cols=2))
+    maps = fixed_margins(image_figures.small_maps_figure(np.zeros((2, 3, 3)), ["a", "b"], "m", cols=2))
     assert (maps.layout.margin.l, maps.layout.margin.b) == (10, 10)  # as the figure set them
-    assert margins.fixed_margins(plots.grid_map(np.eye(2), "g")).layout.margin.t == 40
+    assert fixed_margins(plots.grid_map(np.eye(2), "g")).layout.margin.t == 40
 
 
 def test_fixed_margins_leave_automargin_where_labels_may_be_turned():
     # sixteen "layer l, head h" categories along x: Plotly turns them when they crowd, to a height unknown here
-    bars = margins.fixed_margins(model_figures.distance_bars(np.ones((4, 4)), np.ones((4, 4)), "d"))
+    bars = fixed_margins(model_figures.distance_bars(np.ones((4, 4)), np.ones((4, 4)), "d"))
     assert bars.layout.xaxis.automargin is True and bars.layout.yaxis.automargin is False
