@@ -69,8 +69,8 @@ def lab_look(fig: go.Figure, selectable: bool = False, settings: dict | None = N
     """The lab's look in ``fig``'s own layout, no template, and its data revision (see the module's text); first
     ``settings`` (a layout update: what the page changes before sending, ``ui.widgets.plot``) written over the
     figure's own. Call it last: the revision is a digest of the figure as it is. In place."""
-    fig.layout.template = None  # a figure's JSON then has no template at all (an empty one would still count)
     own = merged(fig.layout.to_plotly_json(), settings or {})
+    own.pop("template", None)
     own.pop("datarevision", None)
     axes = {name: X_AXIS if name.startswith("x") else Y_AXIS  # a hidden axis draws nothing to style
             for name in {"xaxis", "yaxis", *own} if name.startswith(("xaxis", "yaxis"))
@@ -78,7 +78,8 @@ def lab_look(fig: go.Figure, selectable: bool = False, settings: dict | None = N
     # A new layout from the merged settings, not update_layout: Plotly checks every key of an update against the
     # figure's subplots, a few times the cost of building the layout afresh (benchmarks/bench_figures.py)
     fig.layout = merged(own, _missing(own, LAYOUT | (SELECTABLE if selectable else {}) | axes))
-    fig.layout.template = None  # a new layout takes Plotly's default template again
+    fig.layout.template = None  # a figure's JSON then has no template at all (an empty one would still count; a
+    # new layout takes Plotly's default template unless told)
     for trace in fig.data:
         if trace.type == "scatter":  # Plotly redraws a scatter whose coordinates came as typed arrays (see above)
             for axis in ("x", "y"):
