@@ -38,12 +38,13 @@ def _print(obj: dict, as_json: bool) -> None:
 
 
 def cmd_worker(args: argparse.Namespace) -> dict:
-    from core.engine import job_queue  # redis and rq: only for this command
+    from core.engine.queue_redis import URL_VARIABLE, redis_url  # redis and rq: only for this command
+    from core.engine.queue_worker import work
 
-    url = job_queue.redis_url()
+    url = redis_url()
     if url is None:
-        raise ValueError(f"set {job_queue.URL_VARIABLE} to the Redis the app's replicas use (redis://host:6379/0)")
-    return {"jobs": job_queue.work(url, burst=args.burst)}
+        raise ValueError(f"set {URL_VARIABLE} to the Redis the app's replicas use (redis://host:6379/0)")
+    return {"jobs": work(url, burst=args.burst)}
 
 
 def cmd_patchify(args: argparse.Namespace) -> dict:

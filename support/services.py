@@ -35,10 +35,11 @@ def require(program: str) -> None:
 
 
 @contextmanager
-def redis_server(directory: Path, password: str | None = None, maxmemory: str = "256mb"):
-    """A Redis on a free port, its files in ``directory``; yields its URL. ``maxmemory`` with ``allkeys-lru``:
-    as a class's Redis should be set (README, *Hosting for a class*)."""
-    port = free_port()
+def redis_server(directory: Path, password: str | None = None, maxmemory: str = "256mb", port: int | None = None):
+    """A Redis on ``port`` (default: a free one), its files in ``directory``; yields its URL. ``maxmemory`` with
+    ``allkeys-lru``: as a class's Redis should be set (README, *Hosting for a class*). No persistence: a Redis
+    started again on the same port begins empty, as a restarted Redis without its data does."""
+    port = port or free_port()
     args = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory), "--save", "",
             "--appendonly", "no", "--maxmemory", maxmemory, "--maxmemory-policy", "allkeys-lru"]
     if password:

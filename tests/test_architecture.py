@@ -13,8 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # core's packages, bottom to top: a package imports only itself and those before it
 LAYERS = ["nn", "data", "models", "engine", "inspect", "lessons"]
 # core.engine, bottom to top: a module imports only the engine's modules before it
-ENGINE = ["machine", "fingerprint", "train", "run_config", "planning", "worker", "pool", "results", "verdict", "archive", "store",
-          "run", "flights", "job_queue"]
+ENGINE = ["typed_json", "machine", "fingerprint", "train", "run_config", "planning", "worker", "pool", "results", "verdict", "stored_run", "archive",
+          "store", "run", "flights", "queue_redis", "redis_archive", "queue_worker", "queue_flights"]
 
 
 def imports(path: Path) -> set[str]:

@@ -4,8 +4,8 @@ session.
 Alone (the default): the store holds the shipped presets, recent runs in memory and the run archive on disk
 (``core.engine.archive``), and ``core.engine.flights`` trains each distinct setting once, in this process's
 pool. With a Redis (``VITLAB_REDIS_URL`` in the environment or in Streamlit's secrets): finished runs are
-shared through it (``job_queue.RedisArchive``) and trainings go to ``python -m core worker`` processes
-(``job_queue.QueueFlights``), one job per distinct setting across every replica. The URL is never shown.
+shared through it (``redis_archive.RedisArchive``) and trainings go to ``python -m core worker`` processes
+(``queue_flights.QueueFlights``), one job per distinct setting across every replica. The URL is never shown.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from core.engine.results import RunResult
 from core.engine.store import ResultStore
 from core.lessons.shipped import load_fresh_shipped
 
-URL_SETTING = "VITLAB_REDIS_URL"
+URL_VARIABLE = "VITLAB_REDIS_URL"  # core.engine.queue_redis.URL_VARIABLE: named here so that redis is imported only with it
 
 
 def run_id(result: RunResult) -> tuple:
@@ -30,28 +30,26 @@ def run_id(result: RunResult) -> tuple:
     return result.origin, result.seconds, len(result.rows)
 
 
-def redis_url() -> str | None:
-    """The Redis the replicas share: the environment's, else Streamlit's secrets', else None (run alone)."""
-    if os.environ.get(URL_SETTING):
-        return os.environ[URL_SETTING]
+def _secrets() -> dict:
+    """Streamlit's secrets, or nothing where the app has no secrets file."""
     try:
-        return st.secrets.get(URL_SETTING) or None
+        return {URL_VARIABLE: st.secrets.get(URL_VARIABLE)} if URL_VARIABLE in st.secrets else {}
     except (FileNotFoundError, st.errors.StreamlitSecretNotFoundError):  # no secrets file: run alone
-        return None
+        return {}
 
 
 @st.cache_resource
 def _redis():
-    from core.engine.job_queue import connect  # redis and rq: only with a Redis
+    from core.engine.queue_redis import connect, redis_url  # redis and rq: imported only with a Redis
 
-    url = redis_url()
+    url = redis_url(None if os.environ.get(URL_VARIABLE) else _secrets())
     return None if url is None else connect(url)
 
 
 @st.cache_resource
 def result_store() -> ResultStore:
     if _redis() is not None:
-        from core.engine.job_queue import RedisArchive
+        from core.engine.redis_archive import RedisArchive
 
         archive = RedisArchive(_redis(), code_fingerprint())
     else:
@@ -62,7 +60,7 @@ def result_store() -> ResultStore:
 @st.cache_resource
 def run_flights():
     if _redis() is not None:
-        from core.engine.job_queue import QueueFlights
+        from core.engine.queue_flights import QueueFlights
 
         return QueueFlights(_redis(), result_store())
     return Flights(result_store())

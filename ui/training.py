@@ -8,7 +8,7 @@ from dataclasses import asdict
 
 import streamlit as st
 
-from core.engine.flights import sweep_through
+from core.engine.flights import TrainingStopped, sweep_through
 from core.engine.results import RunResult
 from core.engine.run import check_sweep_cost
 from core.engine.run_config import GeneralizationConfig, Sweep
@@ -114,14 +114,23 @@ def train_live(cfg: GeneralizationConfig, curve: bool = True, again: bool = Fals
                 view.joined(ticket)
             while not (s := ticket.wait(max(BAR_INTERVAL, 0.02))).finished:
                 view.show(s)
-    except OSError as exc:  # the training queue cannot be reached (core.engine.job_queue.QueueUnreachable)
+    except OSError as exc:  # the training queue cannot be reached (core.engine.queue_redis.QueueUnreachable)
         view.clear()
-        st.error(f"Cannot train now: {exc}. Nothing was lost: press Run again in a minute.")
+        st.error(cannot_train(exc))
         return RunResult(cfg, complete=False)
     view.clear()
+    if isinstance(s.error, TrainingStopped):  # a worker gone, the queue emptied: the reason, in one line
+        st.error(f"The run stopped before its result: {s.error}")
+        return RunResult(cfg, complete=False)
     if s.error is not None:
         raise s.error
     return s.result
+
+
+def cannot_train(exc: OSError) -> str:
+    """Why training cannot start, and whether trying again can help (a wrong password never will)."""
+    again = " Nothing was lost: press Run again in a minute." if getattr(exc, "retry", True) else ""
+    return f"Cannot train now: {exc}.{again}"
 
 
 def sweep_live(base: GeneralizationConfig, s: Sweep, refused: str) -> list[dict] | None:
@@ -134,9 +143,14 @@ def sweep_live(base: GeneralizationConfig, s: Sweep, refused: str) -> list[dict]
         return None
     bar = st.progress(0.0, text="Starting…")
     # each point through the flights: a point someone is training (or trained) is not trained again
-    rows = sweep_through(run_flights(), base, s,
-                         progress=lambda frac, text: bar.progress(frac, text=f"Training {text}…"),
-                         on_wait=lambda pos: bar.progress(0.0, text=f"Waiting for the server: {pos} run(s) ahead…"))
+    try:
+        rows = sweep_through(run_flights(), base, s,
+                             progress=lambda frac, text: bar.progress(frac, text=f"Training {text}…"),
+                             on_wait=lambda pos: bar.progress(0.0, text=f"Waiting for the server: {pos} run(s) ahead…"))
+    except (OSError, TrainingStopped) as exc:
+        bar.empty()
+        st.error(cannot_train(exc) if isinstance(exc, OSError) else f"The sweep stopped before its result: {exc}")
+        return None
     bar.empty()
     return None if rows is None else [asdict(r) for r in rows]
 
@@ -208,6 +222,9 @@ def stored_or_trained(store, form_cfg: GeneralizationConfig | None, submitted: b
         st.session_state[active] = form_cfg
     cfg: GeneralizationConfig = st.session_state.get(active, default)
     result = lookup(cfg)
+    if result is None and (why := store.unusable(cfg)):
+        st.warning(f"The stored run of this setting could not be used, so it was deleted ({why}). **Run** trains "
+                   "it again.")
     rerun = result is not None and st.button("Re-run this setting live", key=f"{prefix}rerun",
                                              help="Train again now, with live progress, instead of the stored result; "
                                                   "your prediction above is judged against it")

@@ -6,10 +6,12 @@ made by other training code is never served, and since it is never read again, i
 the archive is over its bytes (least recently used out). Its trained weights are rows of ``weights``.
 
 Stored as data, never as pickles: the result is JSON, the weights are ``torch.save`` bytes of a state dict
-that ``core.inspect.trained_model`` loads with ``weights_only=True``. A file shared between machines is
-then no way to run code on them. A run and its weights are written in one transaction: a reader sees all of
-it or none. A row that does not decode (a truncated or hand-edited file) is logged, deleted and skipped;
-a file that is not a database is moved aside (``.corrupt``) and a new one begun. Where nothing can be
+that ``core.inspect.trained_model`` loads with ``weights_only=True``. A run and its weights are written in one
+transaction: a reader sees all of it or none. Whoever else writes the file, every read is checked in full
+(``stored_run``: its size, every field's type and range, weights that load into the setting's own model), so
+a file shared between machines is no way to run code on them or to crash a page: a row that is not usable
+(truncated, hand-edited, hostile) is logged, deleted and read as a miss. A file that is not a database is
+logged and moved aside (``.corrupt``) and a new one begun; an empty one is logged and begun anew. Where nothing can be
 written (a read-only disk) ``open_archive`` returns None with one warning: the server keeps runs in memory.
 """
 
@@ -25,6 +27,7 @@ from pathlib import Path
 
 from core.engine.results import RunResult
 from core.engine.run_config import GeneralizationConfig
+from core.engine.stored_run import UnusableRun, decode_run, max_result_bytes
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +84,8 @@ class RunArchive:
         self._db = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
+        if self.path.is_file() and self.path.stat().st_size == 0:  # SQLite would take it as a new, empty database
+            log.warning("the run archive %s is an empty file (its runs are gone): starting a new one", self.path)
         try:
             return self._open()
         except sqlite3.DatabaseError as exc:  # not a database (truncated, overwritten): keep it aside, begin anew
@@ -104,22 +109,27 @@ class RunArchive:
 
     # ------------------------------------------------------------ reading
     def get(self, cfg: GeneralizationConfig) -> RunResult | None:
+        """The stored run of ``cfg``, checked in full (``stored_run``), or None; a row that is not usable is
+        deleted and ``UnusableRun`` raised (``store.ResultStore`` logs it and reads a miss)."""
         key = (config_key(cfg), self.fingerprint)
         with self._lock:
-            row = self._db.execute("SELECT result FROM runs WHERE config = ? AND fingerprint = ?", key).fetchone()
+            row = self._db.execute("SELECT length(CAST(result AS BLOB)) FROM runs WHERE config = ? AND fingerprint = ?",
+                                   key).fetchone()
             if row is None:
                 return None
-            weights = self._db.execute("SELECT name, data FROM weights WHERE config = ? AND fingerprint = ?",
-                                       key).fetchall()
             try:
-                result = RunResult.from_json(json.loads(row[0]))
-                if result.config != cfg:
-                    raise ValueError(f"it holds the run of another config: {config_key(result.config)}")
-            except (ValueError, KeyError, TypeError) as exc:
-                log.warning("skipping a stored run that does not decode (%s): %s", type(exc).__name__, exc)
+                if row[0] > max_result_bytes(cfg):  # measured before it is read: a huge row never reaches memory
+                    raise UnusableRun(f"its result is {row[0]} bytes, over the {max_result_bytes(cfg)} a run of this "
+                                      "setting can take")
+                text = self._db.execute("SELECT result FROM runs WHERE config = ? AND fingerprint = ?", key).fetchone()[0]
+                weights = self._db.execute("SELECT name, data FROM weights WHERE config = ? AND fingerprint = ?",
+                                           key).fetchall()
+                if not all(isinstance(name, str) and isinstance(data, bytes) for name, data in weights):
+                    raise UnusableRun("its weights are not named byte strings")
+                result = decode_run(cfg, text if isinstance(text, (str, bytes)) else str(text), dict(weights))
+            except UnusableRun:
                 self._delete(key)
-                return None
-            result.weights = {name: bytes(data) for name, data in weights}
+                raise
             self._db.execute("UPDATE runs SET used = ? WHERE config = ? AND fingerprint = ?", (time.time(), *key))
         return result
 

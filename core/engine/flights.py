@@ -30,7 +30,12 @@ Train = Callable[..., RunResult]
 
 class Detached(Exception):
     """Raised in a training's wait for the server when every learner has left: it leaves the line (here and
-    in ``job_queue``'s jobs)."""
+    in ``queue_worker``'s jobs)."""
+
+
+class TrainingStopped(RuntimeError):
+    """A training that ended without a result for a reason the learner should read (its worker gone, the queue
+    emptied, no worker running): a page shows the message in one line, never a traceback."""
 
 
 @dataclass(frozen=True)
@@ -190,7 +195,7 @@ class Flights:
 def sweep_through(flights, base: GeneralizationConfig, s: Sweep,
                   progress: Callable[[float, str], bool | None] | None = None, values: tuple | None = None,
                   on_wait: OnWait | None = None, poll: float = 0.5) -> list[SweepRow] | None:
-    """``run.sweep``, each of its runs through ``flights`` (``Flights`` or ``job_queue.QueueFlights``): a
+    """``run.sweep``, each of its runs through ``flights`` (``Flights`` or ``queue_flights.QueueFlights``): a
     point another learner is training, or trained, is not trained again, and with a Redis the points train on
     the workers. The same rows as ``run.sweep``; None if ``progress`` returned False (that point's learner
     detaches). ``progress`` and ``on_wait`` are called at most every ``poll`` seconds."""

@@ -5,9 +5,10 @@ grow the server without limit; the presets' shipped results are pinned and never
 complete runs are stored, so an interrupted run leaves nothing behind. Thread-safe: sessions share it.
 
 Behind the memory, an optional ``archive`` (``archive.RunArchive``: runs on disk, surviving a restart; or
-``job_queue.RedisArchive``: runs shared by replicas) is
+``redis_archive.RedisArchive``: runs shared by replicas) is
 read on a miss and written on every put; an archive that fails (a full disk, Redis gone) costs a log line,
-not the learner's result.
+not the learner's result, and a stored run that is not usable (``stored_run``: hostile or broken) is a log
+line and a miss, with the reason kept for the page (``unusable``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections import OrderedDict
 
 from core.engine.results import RunResult
 from core.engine.run_config import GeneralizationConfig
+from core.engine.stored_run import UnusableRun
 
 
 class ResultStore:
@@ -29,6 +31,7 @@ class ResultStore:
         self._pinned = dict(pinned or {})
         self._lru: OrderedDict[GeneralizationConfig, tuple[RunResult, int]] = OrderedDict()
         self._bytes = 0
+        self._unusable: dict[GeneralizationConfig, str] = {}  # config -> why its stored run was deleted
         self._lock = threading.Lock()
 
     def get(self, cfg: GeneralizationConfig) -> RunResult | None:
@@ -40,6 +43,13 @@ class ResultStore:
                 return self._lru[cfg][0]
         try:
             result = self.archive.get(cfg) if self.archive is not None else None
+        except UnusableRun as exc:  # deleted by the archive: the page says so, and offers to train it
+            logging.getLogger(__name__).warning("a stored run was not usable and was deleted (%s)", exc)
+            with self._lock:
+                self._unusable[cfg] = str(exc)
+                while len(self._unusable) > self.max_entries:
+                    self._unusable.pop(next(iter(self._unusable)))
+            result = None
         except Exception as exc:  # noqa: BLE001 (any archive's failure: SQLite, Redis, a disk)
             logging.getLogger(__name__).warning("the run archive could not be read (%s: %s): training instead", type(exc).__name__, exc)
             result = None
@@ -56,6 +66,12 @@ class ResultStore:
                 self.archive.put(cfg, result)
             except Exception as exc:  # noqa: BLE001 (any archive's failure: SQLite, Redis, a disk)
                 logging.getLogger(__name__).warning("a finished run was not archived (kept in memory): %s: %s", type(exc).__name__, exc)
+
+    def unusable(self, cfg: GeneralizationConfig) -> str | None:
+        """Why the stored run of ``cfg`` was deleted when it was last looked up (not usable: ``stored_run``),
+        or None."""
+        with self._lock:
+            return self._unusable.get(cfg)
 
     def forget(self, cfg: GeneralizationConfig) -> None:
         """Drop this process's memory of ``cfg`` (not the archive, not a pinned preset): the next ``get`` reads

@@ -1,30 +1,34 @@
+import functools
 import logging
 import sqlite3
 
 import pytest
 
 from core.engine.archive import FILE_NAME, RunArchive, archive_bytes, config_key, open_archive
-from core.engine.results import RunResult, SeedResult
+from core.engine.results import RunResult
+from core.engine.run import run
 from core.engine.run_config import TrainConfig, with_value
 from core.engine.store import ResultStore
+from core.engine.stored_run import UnusableRun
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
+from support.hostile_runs import hostile_rows
 
-TINY = PRESETS["tiny"]
+TINY = with_value(with_value(PRESETS["tiny"], "train", TrainConfig(epochs=5, seeds=(0,))), "models", ("cnn",))
 
 
-def _result(cfg, n=1, weight_bytes=10):
-    result = RunResult(cfg, rows=[SeedResult("cnn", s, 1.0, 0.5, 0.1) for s in range(n)], seconds=1.5)
-    result.weights = {f"cnn/{s}": bytes([s]) * weight_bytes for s in range(n)}
-    return result
+@functools.cache
+def _result(cfg, n=1):
+    """A real run of ``cfg`` with ``n`` seeds (an archive shows nothing less: core.engine.stored_run)."""
+    return run(with_value(cfg, "train.seeds", tuple(range(n))), workers=0)
 
 
 def test_a_run_survives_a_new_archive_on_the_same_file_with_its_weights(tmp_path):
-    cfg = with_value(TINY, "train.epochs", 7)
+    cfg = with_value(TINY, "train.seeds", (0, 1))
     open_archive("code-a", tmp_path).put(cfg, _result(cfg, n=2))
     again = open_archive("code-a", tmp_path)  # a restarted server
     result = again.get(cfg)
     assert result is not None and result.config == cfg and result.rows == _result(cfg, n=2).rows
-    assert result.weights == {"cnn/0": bytes(10), "cnn/1": bytes([1]) * 10}
+    assert result.weights == _result(cfg, n=2).weights and set(result.weights) == {"cnn/0", "cnn/1"}
     assert again.get(with_value(cfg, "train.epochs", 8)) is None
 
 
@@ -35,18 +39,20 @@ def test_other_training_code_is_never_served(tmp_path):
 
 
 def test_equal_configs_are_one_key():
-    assert config_key(with_value(TINY, "train", TrainConfig(epochs=150, seeds=(2, 0, 1)))) == config_key(TINY)
+    assert config_key(with_value(TINY, "train", TrainConfig(epochs=5, seeds=(0, 0)))) == config_key(TINY)
 
 
 def test_bounded_in_bytes_least_recently_used_out(tmp_path):
-    configs = [with_value(TINY, "train.epochs", e) for e in range(10, 60, 10)]
+    configs = [with_value(TINY, "train.lr", lr) for lr in (1e-3, 2e-3, 3e-3, 4e-3)]  # runs of one size, or nearly
     too_small = open_archive("code", tmp_path, max_bytes=1)
     too_small.put(configs[0], _result(configs[0]))
     assert len(too_small) == 0  # a run alone larger than the bound is not kept
     archive = RunArchive(tmp_path / "b.sqlite3", "code", max_bytes=10**9)
+    for cfg in configs:
+        archive.put(cfg, _result(cfg))
+    one = archive.nbytes // 4 + 64  # the mean run, and room for the few bytes a run's numbers differ by
+    archive = RunArchive(tmp_path / "c.sqlite3", "code", max_bytes=3 * one)
     archive.put(configs[0], _result(configs[0]))
-    one = archive.nbytes
-    archive.max_bytes = 3 * one
     for cfg in configs[1:3]:
         archive.put(cfg, _result(cfg))
     assert archive.get(configs[0]) is not None  # now the most recently used
@@ -61,16 +67,41 @@ def test_incomplete_runs_are_not_kept(tmp_path):
     assert archive.get(TINY) is None and len(archive) == 0
 
 
-def test_a_corrupt_entry_is_skipped_with_a_log_line_and_removed(tmp_path, caplog):
-    archive = open_archive("code", tmp_path)
-    archive.put(TINY, _result(TINY))
-    db = sqlite3.connect(tmp_path / FILE_NAME)
+def _spoil(path, text: str, weights: dict) -> None:
+    """Another writer of the shared file replaces the stored run's result and weights."""
+    db = sqlite3.connect(path)
     with db:
-        db.execute("UPDATE runs SET result = substr(result, 1, 40)")  # truncated
+        db.execute("UPDATE runs SET result = ?", (text,))
+        db.execute("DELETE FROM weights")
+        db.executemany("INSERT INTO weights VALUES (?, ?, ?, ?)",
+                       [(config_key(TINY), "code", name, data) for name, data in weights.items()])
     db.close()
+
+
+@pytest.mark.parametrize("case", list(hostile_rows(_result(TINY))))
+def test_a_row_that_is_not_usable_is_logged_deleted_and_read_as_a_miss(tmp_path, caplog, case, capsys):
+    archive = open_archive("code", tmp_path)
+    text, weights = hostile_rows(_result(TINY))[case]
+    archive.put(TINY, _result(TINY))
+    _spoil(tmp_path / FILE_NAME, text, weights)
+    with pytest.raises(UnusableRun):
+        archive.get(TINY)
+    assert len(archive) == 0 and "code ran" not in capsys.readouterr().out  # deleted, and no pickle ran
+    archive.put(TINY, _result(TINY))
+    _spoil(tmp_path / FILE_NAME, text, weights)
+    store = ResultStore(archive=archive)
     with caplog.at_level(logging.WARNING):
-        assert archive.get(TINY) is None
-    assert "does not decode" in caplog.text and len(archive) == 0
+        assert store.get(TINY) is None  # the store: a log line and a miss, the reason kept for the page
+    assert "not usable" in caplog.text and (store.unusable(TINY) or "") != "" and len(archive) == 0
+
+
+def test_an_empty_file_is_logged_and_begun_anew(tmp_path, caplog):
+    (tmp_path / FILE_NAME).write_bytes(b"")
+    with caplog.at_level(logging.WARNING):
+        archive = open_archive("code", tmp_path)
+    assert archive is not None and "empty file" in caplog.text
+    archive.put(TINY, _result(TINY))
+    assert archive.get(TINY) is not None
 
 
 def test_a_file_that_is_not_a_database_is_moved_aside(tmp_path, caplog):
@@ -104,7 +135,7 @@ def test_the_store_reads_the_archive_on_a_miss_and_survives_a_failing_one(tmp_pa
     with caplog.at_level(logging.WARNING):
         failing.put(TINY, _result(TINY))
         assert failing.get(TINY) is not None  # from memory
-        assert failing.get(with_value(TINY, "train.epochs", 9)) is None
+        assert failing.get(with_value(TINY, "train.epochs", 6)) is None
     assert "not archived" in caplog.text and "could not be read" in caplog.text
 
 

@@ -1,11 +1,17 @@
 """ui/results_store.py: alone, runs are archived on disk and trained in this process's pool; with a Redis
 (VITLAB_REDIS_URL) the pages train on ``python -m core worker`` through it and replicas share the results."""
 
+import json
+import pickle
+import sqlite3
+
 import pytest
 
-from core.engine.archive import RunArchive
+from core.engine.archive import FILE_NAME, RunArchive
 from core.engine.flights import Flights
-from core.engine.job_queue import QueueFlights, RedisArchive, connect
+from core.engine.queue_flights import QueueFlights
+from core.engine.queue_redis import connect
+from core.engine.redis_archive import RedisArchive
 from support.services import REDIS_SERVER, redis_server, require, start_worker, stop
 from tests.apptest_helpers import assert_clean, page
 from ui.results_store import result_store, run_flights
@@ -70,3 +76,33 @@ def test_a_redis_that_cannot_be_reached_is_a_message_on_the_page_never_the_url(r
     assert not at.exception
     (error,) = [e.value for e in at.error]
     assert "Cannot train now: the training queue (Redis) cannot be reached" in error and "do-not-show-me" not in error
+
+
+def _hacked_result(text: str) -> str:
+    plain = json.loads(text)
+    plain["rows"][0]["test_acc"] = "hacked"
+    return json.dumps(plain)
+
+
+@pytest.mark.parametrize("spoil", [
+    lambda db: db.execute("UPDATE runs SET result = ?", (_hacked_result(db.execute("SELECT result FROM runs")
+                                                                           .fetchone()[0]),)),
+    lambda db: db.execute("UPDATE weights SET data = ?", (pickle.dumps({"evil": print}),)),
+    lambda db: db.execute("UPDATE runs SET result = ?", ("{" * 10,)),
+], ids=["a wrong type", "pickled weights", "truncated"])
+def test_a_stored_run_that_is_not_usable_is_said_and_trained_again_never_a_traceback(restart, monkeypatch, tmp_path,
+                                                                                       spoil):
+    monkeypatch.delenv("VITLAB_REDIS_URL", raising=False)
+    restart()
+    assert_clean(page(PAGE, timeout=180, query=LINK))  # trained and archived
+    db = sqlite3.connect(tmp_path / "data" / FILE_NAME)
+    with db:
+        spoil(db)  # another writer of the shared file
+    db.close()
+    restart()
+    at = page(PAGE, timeout=180, query=LINK)
+    assert_clean(at)
+    assert any("could not be used, so it was deleted" in w.value for w in at.warning), [w.value for w in at.warning]
+    at.button(key="predict_skip").click().run()
+    assert_clean(at)
+    assert [m.label for m in at.metric] == ["CNN · test (unseen)"]

@@ -1,5 +1,6 @@
-"""core/engine/job_queue.py against a real Redis (Debian's redis-server) and real ``python -m core worker``
-processes: one job per distinct setting across replicas, Cancel, a worker dying mid-job, the shared store."""
+"""core/engine/queue_flights.py against a real Redis (Debian's redis-server) and real ``python -m core worker``
+processes: one job per distinct setting across replicas, Cancel, a worker dying mid-job, the shared store, and
+a learner never left waiting on a dead worker or a vanished job."""
 
 import os
 import signal
@@ -8,45 +9,26 @@ import time
 
 import pytest
 
-from core.engine import job_queue
-from core.engine.job_queue import QueueFlights, RedisArchive, connect
+from core.engine import queue_flights, queue_redis, queue_worker
+from core.engine.fingerprint import code_fingerprint
+from core.engine.flights import TrainingStopped
+from core.engine.queue_flights import QueueFlights
+from core.engine.queue_redis import QueueUnreachable, connect
+from core.engine.redis_archive import RedisArchive
 from core.engine.run import run
 from core.engine.run_config import TrainConfig, with_value
 from core.engine.store import ResultStore
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
-from support.services import REDIS_SERVER, redis_server, require, start_worker, stop
+from tests.engine.conftest import PASSWORD
 
 SMALL = with_value(with_value(PRESETS["tiny"], "train", TrainConfig(epochs=30, seeds=(0,))), "models", ("cnn",))
 LONG = with_value(SMALL, "train.epochs", 10_000)  # a minute or more: only ever stopped here
 
 
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
-    require(REDIS_SERVER)
-    with redis_server(tmp_path_factory.mktemp("redis"), password="s3cret-word") as url:
-        yield url
-
-
-@pytest.fixture
-def worker(redis_url, tmp_path):
-    connect(redis_url).flushdb()
-    procs = []
-
-    def start():
-        procs.append(start_worker(redis_url, tmp_path / "worker.log", env={"VITLAB_ALIVE_SECONDS": "3"}))
-        return procs[-1]
-
-    start.procs = procs
-    start()
-    yield start
-    for p in procs:
-        stop(p)
-
-
 def replica(url):
     """What one app replica holds: its memory store on the shared Redis, its queue flights."""
     redis = connect(url)
-    return QueueFlights(redis, ResultStore(archive=RedisArchive(redis, job_queue.code_fingerprint())))
+    return QueueFlights(redis, ResultStore(archive=RedisArchive(redis, code_fingerprint())))
 
 
 def until(ticket, predicate, timeout=120):
@@ -91,7 +73,7 @@ def test_progress_reaches_the_page_and_one_cancel_leaves_the_other_training(redi
     s = until(b, lambda s: s.step is not None and s.curve)
     assert s.step.total == LONG.train.epochs and s.curve[0]["model"] == "cnn"
     a.detach()
-    time.sleep(2 * job_queue.CHECK_INTERVAL)  # the job has looked at its watchers since
+    time.sleep(2 * queue_worker.CHECK_INTERVAL)  # the job has looked at its watchers since
     later = b.wait(1.5)
     assert not later.finished and later.step.done > s.step.done  # still training, for b
     b.detach()  # the last one: the job stops on the worker
@@ -108,7 +90,7 @@ def test_progress_reaches_the_page_and_one_cancel_leaves_the_other_training(redi
 
 
 def test_a_worker_that_dies_mid_job_is_replaced_and_the_job_retried(redis_url, worker, monkeypatch):
-    monkeypatch.setattr(job_queue, "ALIVE_SECONDS", 3)  # as the workers have it (the fixture): a test's patience
+    monkeypatch.setattr(queue_flights, "ALIVE_SECONDS", 3)  # as the workers have it (the fixture): a test's patience
     flights = replica(redis_url)
     ticket = flights.attach(with_value(SMALL, "train.epochs", 3000))
     first = until(ticket, lambda s: s.step is not None)
@@ -120,11 +102,11 @@ def test_a_worker_that_dies_mid_job_is_replaced_and_the_job_retried(redis_url, w
 
 
 def test_a_job_whose_worker_died_twice_is_reported_never_waited_on(redis_url, worker, monkeypatch):
-    monkeypatch.setattr(job_queue, "ALIVE_SECONDS", 3)
+    monkeypatch.setattr(queue_flights, "ALIVE_SECONDS", 3)
     flights = replica(redis_url)
     ticket = flights.attach(LONG)
     jobs = []
-    for _ in range(job_queue.RETRIES + 1):
+    for _ in range(queue_flights.RETRIES + 1):
         until(ticket, lambda s: ticket.job_id not in jobs and s.step is not None)  # the job (again) training
         jobs.append(ticket.job_id)
         os.kill(worker.procs[-1].pid, signal.SIGKILL)
@@ -184,3 +166,102 @@ def test_a_burst_worker_takes_the_queued_job_and_answers_on_stdout_alone(redis_u
                              text=True, env={**os.environ, "VITLAB_REDIS_URL": redis_url}, timeout=120)
     assert out.returncode == 0 and json.loads(out.stdout) == {"jobs": 1}, out.stderr[-2000:]
     assert "Job OK" in out.stderr and "s3cret-word" not in out.stdout + out.stderr
+
+
+@pytest.fixture
+def patient(monkeypatch):
+    """A page's patience cut to test size: a worker dead after 3 s of silence (as the fixture's workers beat),
+    a queue without workers given up after 4 s."""
+    for module in (queue_redis, queue_flights):
+        monkeypatch.setattr(module, "ALIVE_SECONDS", 3)
+    monkeypatch.setattr(queue_flights, "NO_WORKER_SECONDS", 4)
+
+
+def test_with_no_worker_for_a_bounded_time_the_page_is_told_how_to_start_one(redis_url, patient):
+    connect(redis_url).flushdb()
+    flights = replica(redis_url)
+    with flights.attach(SMALL) as ticket:
+        start = time.monotonic()
+        s = ticket.wait(10)
+        waited = time.monotonic() - start
+    assert isinstance(s.error, TrainingStopped) and "python -m core worker" in str(s.error), s
+    assert 4 <= waited < 6 and s.result is None
+
+
+def test_a_killed_worker_with_no_replacement_is_reported_within_a_bounded_time(redis_url, worker, patient):
+    flights = replica(redis_url)
+    with flights.attach(LONG) as ticket:
+        until(ticket, lambda s: s.step is not None)
+        os.kill(worker.procs[-1].pid, signal.SIGKILL)
+        start = time.monotonic()
+        notes = []
+        while not (s := ticket.wait(0.5)).finished:
+            notes.append(s.note)
+            assert time.monotonic() - start < 20, s
+        waited = time.monotonic() - start
+    # the job's alive key lapses (up to 3 s), the page gives it 3 s more, enqueues it again once, and nobody takes
+    # it (4 s): then one clear line
+    assert isinstance(s.error, TrainingStopped) and "python -m core worker" in str(s.error)
+    assert waited < 3 + 3 + 4 + 1.5 and any("no training worker is running" in n for n in notes), (waited, notes)
+    assert not any(job for job in flights.queue.started_job_registry.get_job_ids() if job.startswith("vitlab-")), \
+        "the dead worker's job left RQ's started registry"
+
+
+def test_a_redis_emptied_mid_job_enqueues_the_setting_again_and_the_learner_gets_the_run(redis_url, worker):
+    flights = replica(redis_url)
+    with flights.attach(with_value(SMALL, "train.epochs", 400)) as ticket:
+        until(ticket, lambda s: s.step is not None)
+        first = ticket.job_id
+        connect(redis_url).flushall()
+        s = until(ticket, lambda s: s.finished, timeout=120)
+    assert s.error is None and s.result.complete and ticket.job_id != first and flights.started == 2
+
+
+def test_a_busy_worker_is_seen_alive_after_redis_restarts(tmp_path, patient):
+    from support.browser import free_port
+    from support.services import REDIS_SERVER, redis_server, require, start_worker, stop
+
+    require(REDIS_SERVER)
+    port = free_port()
+    first = redis_server(tmp_path, port=port)
+    url = first.__enter__()
+    proc = start_worker(url, tmp_path / "worker.log", env={"VITLAB_ALIVE_SECONDS": "3"})
+    try:
+        flights = replica(url)
+        ticket = flights.attach(LONG)
+        until(ticket, lambda s: s.step is not None)
+        first.__exit__(None, None, None)  # Redis gone; back, empty, on the same port; the worker still training
+        with redis_server(tmp_path, port=port):
+            deadline = time.monotonic() + 15
+            while queue_redis.live_workers(connect(url)) == 0:
+                assert time.monotonic() < deadline, "the busy worker's heartbeat never came back"
+                time.sleep(0.2)
+            s = ticket.wait(1)  # the job vanished: enqueued again, and a live worker is no "no worker"
+            assert s.error is None and "no training worker" not in s.note, s
+            ticket.detach()
+    finally:
+        stop(proc)
+
+
+def test_a_wrong_password_says_so_and_that_retrying_will_not_help(redis_url):
+    wrong = redis_url.replace(PASSWORD, "not-the-password")
+    with pytest.raises(QueueUnreachable) as caught:
+        replica(wrong).attach(SMALL)
+    assert not caught.value.retry and "refused the password" in str(caught.value)
+    assert "not-the-password" not in str(caught.value) and PASSWORD not in str(caught.value)
+
+
+def test_a_hand_made_progress_entry_reads_as_no_progress(redis_url):
+    connect(redis_url).flushdb()
+    flights = replica(redis_url)
+    with flights.attach(SMALL) as ticket:
+        from rq.job import Job
+        from rq.serializers import JSONSerializer
+
+        job = Job.fetch(ticket.job_id, connection=connect(redis_url), serializer=JSONSerializer)
+        for hostile in ({"waiting": "x", "step": ["a", "b"], "curve": [{"model": 1}]}, "not a dict",
+                        {"step": ["cnn", 0, 1, "loss", 1, 2], "curve": "x", "waiting": -3}):
+            job.meta["progress"] = hostile
+            job.save_meta()
+            s = ticket.wait(0)
+            assert s.step is None and s.curve == [] and s.waiting == 0 and not s.finished
