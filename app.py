@@ -29,8 +29,9 @@ def finding() -> None:
                                                 f"{name}: accuracy at each centre (%)"), col, key=f"home_{model}")
     cols[0].markdown(
         "**Two models, one task: plus or circle?** Both learned from shapes centred inside the solid square and "
-        "were tested inside the dashed one, at places they never saw. Blue: right; orange: wrong; white: a coin "
-        "toss. **One is a Vision Transformer, the other a CNN. Which is which, and why?**")
+        "were tested inside the dashed one, at places they never saw. Blue: right; orange: wrong; white: half "
+        "right, which may be one answer given to every image. **One is a Vision Transformer, the other a CNN. Which "
+        "is which, and what makes the difference?**")
     cols[0].page_link(LESSONS[2].page, label="Find out in lesson 3", icon=LESSONS[2].icon)
 
 st.set_page_config(page_title="ViT Lab", page_icon="🔬", layout="wide", initial_sidebar_state="auto")

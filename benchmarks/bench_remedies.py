@@ -20,7 +20,7 @@ import torch
 
 from core.engine.run import train_job
 from core.lessons.lesson4_fixing_the_vit import BENCH
-from core.models.remedies import CARDS
+from core.lessons.model_cards import BENCH as CARDS
 
 
 def main() -> None:

@@ -181,6 +181,25 @@ def cmd_digits(args: argparse.Namespace) -> dict:
             "seconds": result.seconds}
 
 
+def cmd_equivariance(args: argparse.Namespace) -> dict:
+    from dataclasses import asdict
+
+    from core.inspect.equivariance import shift_responses
+    from core.lessons.shipped import SHIPPED_CONFIGS, load_fresh_shipped
+
+    cfg = SHIPPED_CONFIGS[args.preset]
+    if args.seed not in cfg.train.seeds:
+        raise ValueError(f"seed {args.seed} is not in the {args.preset} run; choose from {list(cfg.train.seeds)}")
+    result = load_fresh_shipped().get(cfg)
+    if result is None:
+        raise ValueError(f"the {args.preset} run is not shipped for this code: python -m scripts.precompute {args.preset}")
+    pixels = tuple(args.pixels) if args.pixels else None
+    if pixels and not all(1 <= n < cfg.data.img_size for n in pixels):
+        raise ValueError(f"--pixels must be in 1..{cfg.data.img_size - 1}, got {list(pixels)}")
+    return {"preset": args.preset, "seed": args.seed,
+            "responses": [asdict(r) for r in shift_responses(result, args.seed, pixels)]}
+
+
 def _probed_run(args: argparse.Namespace):
     """The preset's run (shipped when fresh, else trained now) and the class to draw, after checking the model,
     seed and class belong to it."""
@@ -375,6 +394,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, help="if it must train: parallel worker processes")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_probe)
+
+    p = sub.add_parser("equivariance", help="how much each trained model's answer changes under 1-pixel and one-patch moves",
+                       description="Every model of a shipped run (trained at --seed, and as it started) answers the "
+                                   "map's images, then the same images moved right and down by 1 pixel and by one "
+                                   "patch: the share of answers that change, the change of the true class's "
+                                   "probability, and of the patch tokens (as a set) or the CNN's feature maps. "
+                                   "Forward passes only.")
+    p.add_argument("--preset", default="lesson", choices=list(SHIPPED))
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--pixels", type=int, nargs="+", help="the moves in pixels (default: 1 and the patch size)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_equivariance)
 
     p = sub.add_parser("worker", help="train the app's queued runs (RQ on Redis: VITLAB_REDIS_URL)",
                        description="Take training jobs from the Redis that the app's replicas share "

@@ -41,6 +41,7 @@ from ui.training import (
     stored_or_trained,
     sweep_live,
 )
+from ui.what_broke_section import what_broke
 from ui.widgets import URL, background, bullets, chart, page_header, sections, share_link, show_source
 
 LESSON = PRESETS["lesson"]
@@ -63,11 +64,13 @@ def intro() -> None:
 BACKGROUND = (
     f"A classic test of translation: both models learn **plus vs circle** from images whose shape sits at "
     f"centres in the *training* range, and are tested at centres they never saw ({term('seen and unseen positions')}). "
-    f"A {term('CNN')} applies the same filters everywhere and keeps only the strongest response (global max "
-    "pooling): translation invariance is **built in**. A ViT's patch embedding and position table are tied to "
-    "absolute places: it must **learn** invariance from data. Each setting trains several "
-    f"{term('seed', 'seeds')}; a result is their mean with a 95 % {term('interval')}, judged against "
-    f"{term('chance')}. The exercises test what changes the outcome."
+    f"A {term('CNN')} applies the same filters at every position and keeps each filter's strongest response "
+    f"anywhere (global max pooling): an {term('inductive bias')} towards answering alike wherever a shape is. A ViT "
+    "maps every patch with one linear map shared by all patches (lesson 1); what ties a token to a place is the "
+    "position table added to it (lesson 2). The notebook concludes the ViT fails because it lacks the CNN's "
+    "invariance; *What broke the ViT?* tests that. Each setting trains several "
+    f"{term('seed', 'seeds')}; a result is their mean with a 95 % {term('interval')} that counts the distinct test "
+    f"images, judged against {term('chance')}. The exercises test what changes the outcome."
 )
 
 
@@ -160,6 +163,7 @@ def main() -> None:
             "Misclassified test images": lambda: misclassified(cfg, result),
             "Look inside the models": lambda: look_inside(result, "vc_"),
             "Draw your own": lambda: draw_your_own(result, "vc_"),
+            "What broke the ViT?": lambda: what_broke(result, store.get),
         })
         what_to_notice(result)
         load_models_ahead(result)  # for the first click into Look inside or Draw your own

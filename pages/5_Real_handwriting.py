@@ -21,7 +21,7 @@ from core.lessons.lesson5_real_handwriting import (
     lookup_in,
     notes,
 )
-from core.models.remedies import CARDS
+from core.lessons.model_cards import CARDS
 from ui.draw_your_own import draw_your_own
 from ui.exercise_panel import exercise_panel
 from ui.figures import model_figures
@@ -44,9 +44,9 @@ from ui.widgets import background, bullets, page_header, sections, share_link, s
 
 DEFAULT = {c.key: c.value(DIGITS) for c in CONTROLS}  # declared once in core: widget, URL key, field, flag
 # The prediction's three outcomes, as verdict bands (chance is 10 % for ten digits, 50 % for two)
-PREDICTIONS = {"As good as the best model (the intervals overlap)": ("top",),
-               "Above chance, below the best": ("between",),
-               "Not distinguishable from chance, or worse": ("chance", "below")}
+PREDICTIONS = {"Near the best model's accuracy": ("top",),
+               "Clearly above chance, clearly below the best": ("between",),
+               "At chance, or below it": ("chance", "below")}
 
 
 def intro() -> None:
@@ -60,7 +60,7 @@ BACKGROUND = (
     "with the app). A digit is placed on a 16×16 canvas at a centre; the models train at centres 6..12 and are "
     f"tested at 4..5 ({term('seen and unseen positions')}). The split is by **image** too: a third of each "
     "digit's scans are kept for testing, so a test digit is never a training digit, at any centre. The models are "
-    f"lesson 3's ViT and {term('CNN')}, and lesson 4's {term('remedy', 'remedies')} that restored the ViT on shapes. "
+    f"lesson 3's ViT and {term('CNN')}, and lesson 4's {term('remedy', 'remedies')} that were above chance on shapes. "
     f"Five {term('seed', 'seeds')} each; a result is their mean with a 95 % {term('interval')} against "
     f"{term('chance')} (10 % for ten digits). The question is open in the literature: CNNs fail at untrained "
     "locations in some set-ups (Biscione & Bowers 2021; Blything et al. 2021), and ViTs lose accuracy under small "

@@ -1,30 +1,36 @@
 """Precompute the presets' results, shipped in results/ so the ViT-vs-CNN page opens on them at once.
 
-    python -m scripts.precompute             # lesson, exercise-1..3, lesson 4's bench and its positions sweep
+    python -m scripts.precompute             # every shipped result and sweep (lessons 3, 4 and 5)
     python -m scripts.precompute lesson      # just one
 
 Each file holds the full RunResult and the code fingerprint it was made with;
-tests/test_shipped_results.py fails when the fingerprint no longer matches the code (stale).
+tests/lessons/test_shipped.py fails when the fingerprint no longer matches the code (stale).
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from functools import partial
 
-from core.engine.run import run, sweep
+from core.engine.flights import Flights, sweep_through
+from core.engine.run import run
+from core.engine.store import ResultStore
+from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SWEEP, pos_scale_base
 from core.lessons.lesson4_fixing_the_vit import POSITIONS_SWEEP, positions_base
 from core.lessons.shipped import SHIPPED, SHIPPED_CONFIGS, save_shipped, save_shipped_rows
 
-POSITIONS = "remedies-positions"
+# The shipped sweeps: name -> (base, sweep)
+SWEEPS = {"remedies-positions": (positions_base, POSITIONS_SWEEP), "pos-scale": (pos_scale_base, POS_SCALE_SWEEP)}
 
 
 def main(names: list[str]) -> None:
-    for name in names or (*SHIPPED, POSITIONS):
+    for name in names or (*SHIPPED, *SWEEPS):
         start = time.perf_counter()
-        if name == POSITIONS:
-            rows = sweep(positions_base(), POSITIONS_SWEEP, limit=False)
-            path = save_shipped_rows(name, positions_base(), rows)
+        if name in SWEEPS:
+            base, axis = SWEEPS[name][0](), SWEEPS[name][1]
+            rows = sweep_through(Flights(ResultStore(), train=partial(run, limit=False)), base, axis, limit=False)
+            path = save_shipped_rows(name, base, rows)
             print(f"{name}: {time.perf_counter() - start:.1f} s, {path.stat().st_size / 1024:.0f} KiB, {len(rows)} rows")
             continue
         result = run(SHIPPED_CONFIGS[name], limit=False)

@@ -308,7 +308,7 @@ def test_generalization_live_rerun_shows_progress_then_results(browser):
     # machine makes the test slower, not red.
     with streamlit_server() as (url, _, _):
         page, errors = open_page(browser, f"{url}/ViT_vs_CNN")
-        page.locator("[data-testid=stRadio]").get_by_text("in between", exact=True).click(timeout=300_000)  # predicted before the run
+        page.locator("[data-testid=stRadio]").get_by_text("clearly above chance, clearly below 100 %", exact=True).click(timeout=300_000)  # predicted before the run
         page.get_by_role("button", name="Re-run this setting live").click()
         bar = page.locator("[data-testid=stProgress]").first
         bar.wait_for(timeout=300_000)

@@ -20,6 +20,7 @@ from core.inspect.own_input import answers, shift_sweep, where
 from core.inspect.trained_model import layer_feature_maps, probe_image, run_data, shared_model, trained_model
 from core.models.registry import spec
 from ui.figures import image_figures, model_figures
+from ui.glossary import term
 from ui.look_inside import one_side
 from ui.results_store import run_id
 from ui.widgets import URL, chart, plot, static_table
@@ -158,6 +159,8 @@ def follow(result: RunResult, prefix: str, d: np.ndarray, drawn: int) -> None:
         lens = logit_lens(trained_model(result, name, seed), torch.from_numpy(p.image)[None, None])  # (1, 1, H, W)
         chart(model_figures.lens_figure(lens.probs, classes, f"Logit lens, {model_figures.label(name)} seed {seed}: "
                                         "the answer read after each layer (the last row is the model's answer)"))
+        st.caption(f"An early row reads that layer through a head trained on the last layer only ({term('logit lens')}): "
+                   "it shows what the head makes of the layer, not what the layer knows.")
     # every layer's maps on request, as in *Look inside*: each is a chart more to redraw on every click
     layers = st.toggle("Show every layer's maps (attention per head; a CNN's last feature maps)",
                        key=f"{prefix}draw_layers", bind=URL)

@@ -34,18 +34,42 @@ TERMS: dict[str, str] = {
     "reference ViT": "A reduced Vision Transformer written for teaching (the module this lab was built from): "
                      "four claims about positions and one attention experiment, reproduced on lesson 2.",
     "CNN": "A convolutional network: small filters slid over every position of the image, then pooling. The "
-           "lab's CNN ends in a *global max pool*: for each filter, only its strongest response anywhere "
-           "counts, so where a shape is does not matter.",
+           "lab's CNN ends in a *global max pool*: for each filter, only its strongest response anywhere counts. "
+           "That makes where a shape is matter little, not nothing: its stride-2 pooling and its zero-padded "
+           "borders still see position (lesson 3's shift test, lesson 4's CNN side).",
+    "inductive bias": "What a model assumes before it sees any data, built into its architecture: a convolution "
+                      "assumes the same pattern means the same thing anywhere; a transformer without positions "
+                      "assumes order does not matter. A bias helps when it matches the task, and costs data to "
+                      "unlearn when it does not.",
+    "translation invariance": "A model whose answer does not change when the image moves. No model here has it "
+                              "exactly for every move: lesson 3 measures each one's answer under 1-pixel and "
+                              "one-patch moves.",
+    "translation equivariance": "A computation whose output moves with its input: move the image, and the feature "
+                                "map moves the same way. A stride-1 convolution is equivariant to every 1-pixel move "
+                                "(away from the borders); a stride-P patchify only to moves by whole patches (P "
+                                "pixels), which turn into the same tokens, reordered (lessons 1 and 2).",
     "seen and unseen positions": "The shape's centre during training (seen) and during testing (unseen): the "
                                  "test asks whether a model recognises a shape at a place it never saw it.",
-    "chance": "50 % on a two-class test: what guessing scores. A result whose interval includes 50 % is not "
-              "distinguishable from chance.",
+    "chance": "What guessing scores: 50 % on a two-class test, 10 % on ten digits. A model *at* chance need not "
+              "be guessing: one that gives the same answer to every image scores 50 % too (the pages say which). "
+              "The lab calls a result at chance only when its whole interval lies within 10 points of it; an "
+              "interval that holds chance but reaches further says *can't tell yet*.",
     "seed": "The number that fixes a run's random start (weights, data order). Different seeds of the same "
             "setting can end differently; the lab trains several and reports their mean.",
-    "interval": "The 95 % interval around a mean over seeds: where the true mean lies, given the seeds run. Two "
-                "models whose intervals do not overlap really differ; more seeds make it narrower.",
-    "rollout": "Attention rollout: the attention of every layer multiplied together, an estimate of how much each "
-               "patch contributes to the class token at the end.",
+    "interval": "A 95 % confidence interval: a range computed by a procedure that, repeated on new seeds and new "
+                "test images, covers the true accuracy 95 times in 100. It is not a 95 % chance that this one range "
+                "holds it. The lab's joins the spread over seeds with the test set's size, counted in *distinct* "
+                "images (the lesson's test draws 150 from 8). Two intervals that do not overlap show a difference; "
+                "two that overlap show nothing either way: the pages compare models by the interval of their "
+                "difference, and call them *as good as* each other only within 10 points.",
+    "rollout": "Attention rollout (Abnar & Zuidema 2020): each layer's attention, with the skip connection added "
+               "as an identity (0.5 A + 0.5 I, rows renormalised), multiplied through the layers: an estimate of how "
+               "much each patch reaches the class token. A heuristic, not a faithful attribution: it ignores the "
+               "values, the MLPs and the head, and gradient-based methods can disagree with it (Chefer, Gur & Wolf "
+               "2021).",
+    "logit lens": "Reading a model's answer after each layer by passing that layer's class token through the final "
+                  "norm and head. The head was trained on the last layer only, so an early layer's reading shows what "
+                  "the head makes of it, not what that layer 'knows'.",
     "remedy": "One change to the lesson's ViT (its data, positions, tokens, attention or pooling) that may let it "
               "recognise shapes at unseen positions.",
 }

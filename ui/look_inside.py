@@ -96,7 +96,7 @@ def one_side(p: Probe, where, seen: bool, layers: bool) -> None:
     if p.rollout is not None:
         with where:
             chart(image_figures.image_with_map(p.image, p.rollout, f"Attention rollout at ({p.cx}, {p.cy}) over the "
-                                        "image: how much of each patch reaches the class token"))
+                                        "image: an estimate of how much each patch reaches the class token (a heuristic)"))
             L, H = len(p.attention), p.attention[0].shape[0]
             maps = np.concatenate(p.attention)  # (L*H, G, G)
             if layers:

@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.engine.behaviour import answers
 from core.engine.results import RunResult, mean_grid, position_grid, summary
 from core.engine.run_config import GeneralizationConfig
-from core.engine.verdict import PREDICTIONS, Verdict, judge_prediction, verdicts
+from core.engine.verdict import BAND_WORDS, MARGIN, PREDICTIONS, Verdict, judge_prediction, verdicts
 from core.inspect.trained_model import run_data
 from core.models.model_config import ModelConfig
 from core.models.registry import build, spec
@@ -64,7 +65,28 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
         iv = verdict.interval
         col.metric(f"{model_figures.label(m)} · test (unseen)", f"{iv.mean:.1%}", delta=f"95 % interval {iv.lo:.0%}–{iv.hi:.0%}",
                    delta_color="off", delta_arrow="off",
-                   help=f"Mean over {iv.seeds} seed(s), each tested on {iv.images} images. {verdict.text}.")
+                   help=f"Mean over {iv.seeds} seed(s), each tested on the same {iv.images} distinct images "
+                        f"({iv.drawn} drawn). {verdict.text}.")
+    behaviour_table(result, v)
+
+
+def behaviour_table(result: RunResult, v: dict[str, Verdict]) -> None:
+    """Per model: the verdict on the test set (its distinct images), over every unseen centre of the map, and
+    what it answered: an accuracy at chance can hide one answer given to every image."""
+    unseen = verdicts(result, {m: model_figures.label(m) for m in result.config.models}, "unseen map")
+    rows = {}
+    for m, verdict in v.items():
+        said = answers(result, m)
+        u = unseen.get(m)
+        rows[model_figures.label(m)] = {
+            f"test set ({verdict.interval.images} distinct images)": f"{verdict.interval} · {BAND_WORDS[verdict.band]}",
+            "every unseen centre of the map": "—" if u is None else
+            f"{u.interval} · {BAND_WORDS[u.band]} ({u.interval.images} distinct images)",
+            "what it answers on the test images": "—" if said is None else said.sentence()}
+    static_table(pd.DataFrame.from_dict(rows, orient="index").rename_axis("model"),
+                 "Each model: its test accuracy, its accuracy at every unseen centre, and what it answers")
+    st.caption(f"*As good as* and *at chance* mean within {MARGIN * 100:.0f} points; *can't tell yet*: the interval is "
+               "too wide to decide, and more seeds (or more distinct test images) would.")
 
 
 def scored_rows(result: RunResult) -> list[dict]:
@@ -191,17 +213,18 @@ def parameters(name: str, model: ModelConfig, img_size: int, outputs: int = 1) -
     return sum(p.numel() for p in build(name, model, img_size, 0, outputs).parameters())
 
 
-def ranking_table(result: RunResult, v: dict[str, Verdict], groups: dict[str, str]) -> None:
-    """Every model ranked by its test accuracy at unseen positions: a table (with its group, verdict, size and
-    time) and the ranking's bars with their 95 % intervals."""
+def ranking_table(result: RunResult, v: dict[str, Verdict], groups: dict[str, str],
+                  measured: str = "test (unseen)") -> None:
+    """Every model ranked by its accuracy at unseen positions (``measured``: what ``v`` measured): a table (with its
+    group, verdict, size and time) and the ranking's bars with their 95 % intervals."""
     cfg = result.config
     s = summary(result)
     seconds = {m: np.mean([r.seconds for r in result.rows if r.model == m]) for m in v}
     table = pd.DataFrame([{
-        "model": model_figures.label(m), "group": groups[m], "test (unseen)": v[m].interval.mean,
-        "95 % interval": f"{v[m].interval.lo:.0%}–{v[m].interval.hi:.0%}", "verdict": v[m].band,
+        "model": model_figures.label(m), "group": groups[m], measured: v[m].interval.mean,
+        "95 % interval": f"{v[m].interval.lo:.0%}–{v[m].interval.hi:.0%}", "verdict": BAND_WORDS[v[m].band],
         "train": s[m].train_mean, "parameters": parameters(m, cfg.model, cfg.data.img_size, cfg.data.kind.outputs), "seconds per seed": seconds[m]} for m in v])
-    st.dataframe(table.style.format({"test (unseen)": "{:.1%}", "train": "{:.1%}", "seconds per seed": "{:.1f}",
+    st.dataframe(table.style.format({measured: "{:.1%}", "train": "{:.1%}", "seconds per seed": "{:.1f}",
                                      "parameters": "{:,}"}), width="stretch", hide_index=True)
     chart(model_figures.ranking_figure([{"model": m, "mean": x.interval.mean, "lo": x.interval.lo, "hi": x.interval.hi,
                                          "group": groups[m]} for m, x in v.items()], chance=cfg.data.kind.chance))

@@ -8,9 +8,8 @@ from dataclasses import asdict
 
 import streamlit as st
 
-from core.engine.flights import TrainingStopped, sweep_through
+from core.engine.flights import TrainingStopped, check_sweep_cost, sweep_through
 from core.engine.results import RunResult
-from core.engine.run import check_sweep_cost
 from core.engine.run_config import GeneralizationConfig, Sweep
 from ui.figures import model_figures
 from ui.results_store import run_flights
@@ -145,7 +144,9 @@ def sweep_live(base: GeneralizationConfig, s: Sweep, refused: str) -> list[dict]
     # each point through the flights: a point someone is training (or trained) is not trained again
     try:
         rows = sweep_through(run_flights(), base, s,
-                             progress=lambda frac, text: bar.progress(frac, text=f"Training {text}…"),
+                             progress=lambda frac, value, model, seed: bar.progress(
+                                 frac, text=f"Training {s.axis_title} = {value}: {model_figures.label(model)}, seed "
+                                            f"{seed}…"),
                              on_wait=lambda pos: bar.progress(0.0, text=f"Waiting for the server: {pos} run(s) ahead…"))
     except (OSError, TrainingStopped) as exc:
         bar.empty()

@@ -18,11 +18,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from core.engine.planning import MAX_SWEEP_COST, check_cost, relative_cost
 from core.engine.results import RunResult
-from core.engine.run import OnWait, SweepRow, check_sweep_cost, run
+from core.engine.run import OnWait, run
 from core.engine.run_config import GeneralizationConfig, Sweep, with_value
 from core.engine.train import EpochStats
-from core.models.registry import spec
 
 # train(cfg, progress, eval_every, on_wait) -> RunResult: how a flight trains (``run.run`` by default)
 Train = Callable[..., RunResult]
@@ -192,14 +192,42 @@ class Flights:
         flight.finish(result, error)
 
 
-def sweep_through(flights, base: GeneralizationConfig, s: Sweep,
-                  progress: Callable[[float, str], bool | None] | None = None, values: tuple | None = None,
-                  on_wait: OnWait | None = None, poll: float = 0.5) -> list[SweepRow] | None:
-    """``run.sweep``, each of its runs through ``flights`` (``Flights`` or ``queue_flights.QueueFlights``): a
-    point another learner is training, or trained, is not trained again, and with a Redis the points train on
-    the workers. The same rows as ``run.sweep``; None if ``progress`` returned False (that point's learner
-    detaches). ``progress`` and ``on_wait`` are called at most every ``poll`` seconds."""
-    values = check_sweep_cost(base, s, values)
+@dataclass(frozen=True)
+class SweepRow:
+    value: float | int | tuple
+    model: str
+    seed: int
+    train_acc: float | None
+    test_acc: float | None
+
+
+def check_sweep_cost(base: GeneralizationConfig, s: Sweep, values: tuple | None = None) -> tuple:
+    """The sweep's values, after checking each run and their sum are within the limits."""
+    values = tuple(values or s.values)
+    configs = [with_value(base, s.path, v) for v in values]
+    for value, cfg in zip(values, configs, strict=True):
+        check_cost(cfg, what=f"the sweep's run at {s.axis_title} = {value}")
+    total = sum(relative_cost(c) for c in configs)
+    if total > MAX_SWEEP_COST:
+        raise ValueError(f"this sweep is {total:.1f}x the lesson's training work (limit {MAX_SWEEP_COST:g}x): "
+                         f"reduce epochs ({base.train.epochs}), seeds ({len(base.train.seeds)}) or models "
+                         f"({len(base.models)})")
+    return values
+
+
+# progress(fraction done, the sweep's value, model, seed) -> False to stop
+SweepProgress = Callable[[float, object, str, int], bool | None]
+
+
+def sweep_through(flights, base: GeneralizationConfig, s: Sweep, progress: SweepProgress | None = None,
+                  values: tuple | None = None, on_wait: OnWait | None = None, poll: float = 0.5,
+                  limit: bool = True) -> list[SweepRow] | None:
+    """Re-run ``base`` at each value of one setting (``s``), each run through ``flights`` (``Flights``, or
+    ``queue_flights.QueueFlights`` with a Redis): a point another learner is training, or trained, is not trained
+    again. One row per (value, model, seed); None if ``progress`` returned False (that point's learner detaches).
+    ``progress`` and ``on_wait`` are called at most every ``poll`` seconds. ``limit=False`` lifts the cost caps
+    (the shipped sweeps, with ``Flights(store, train=partial(run, limit=False))``)."""
+    values = check_sweep_cost(base, s, values) if limit else tuple(values or s.values)
     rows: list[SweepRow] = []
     for i, value in enumerate(values):
         with flights.attach(with_value(base, s.path, value)) as ticket:
@@ -208,8 +236,7 @@ def sweep_through(flights, base: GeneralizationConfig, s: Sweep,
                     on_wait(now.waiting)
                 elif now.step is not None and progress is not None:
                     step = now.step
-                    label = f"{s.axis_title} = {value}: {spec(step.model).label}, seed {step.seed}"
-                    if progress((i + step.done / step.total) / len(values), label) is False:
+                    if progress((i + step.done / step.total) / len(values), value, step.model, step.seed) is False:
                         return None
         if now.error is not None:
             raise now.error

@@ -15,16 +15,15 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 
 import torch
 
 from core.data.position_split import Data, make_data
-from core.engine.planning import MAX_SWEEP_COST, check_cost, plan, relative_cost
+from core.engine.planning import check_cost, plan
 from core.engine.pool import Job, Pool, server_pool
 from core.engine.results import CurvePoint, PositionScore, RunResult, SeedResult, TestPrediction
-from core.engine.run_config import GeneralizationConfig, Sweep, with_value
+from core.engine.run_config import GeneralizationConfig
 from core.engine.train import EpochStats, predict, predicted, train
 from core.models.registry import build, spec
 
@@ -194,49 +193,3 @@ def _run_here(cfg, jobs, how, eval_every, on_progress, on_wait, pool: Pool) -> l
         return parts
     finally:
         budget.give(nbytes, cores=1)
-
-
-@dataclass(frozen=True)
-class SweepRow:
-    value: float | int | tuple
-    model: str
-    seed: int
-    train_acc: float | None
-    test_acc: float | None
-
-
-def check_sweep_cost(base: GeneralizationConfig, s: Sweep, values: tuple | None = None) -> tuple:
-    """The sweep's values, after checking each run and their sum are within the limits."""
-    values = tuple(values or s.values)
-    configs = [with_value(base, s.path, v) for v in values]
-    for value, cfg in zip(values, configs, strict=True):
-        check_cost(cfg, what=f"the sweep's run at {s.axis_title} = {value}")
-    total = sum(relative_cost(c) for c in configs)
-    if total > MAX_SWEEP_COST:
-        raise ValueError(f"this sweep is {total:.1f}x the lesson's training work (limit {MAX_SWEEP_COST:g}x): "
-                         f"reduce epochs ({base.train.epochs}), seeds ({len(base.train.seeds)}) or models "
-                         f"({len(base.models)})")
-    return values
-
-
-def sweep(base: GeneralizationConfig, s: Sweep, progress: Callable[[float, str], bool | None] | None = None,
-          values: tuple | None = None, on_wait: OnWait | None = None, limit: bool = True) -> list[SweepRow] | None:
-    """Re-run ``base`` at each value of one setting (``s``); one row per (value,
-    model, seed), or None if stopped.
-
-    ``progress(fraction_done, label)`` is called every epoch; returning False stops the sweep.
-    """
-    values = check_sweep_cost(base, s, values) if limit else tuple(values or s.values)
-    rows: list[SweepRow] = []
-    for i, value in enumerate(values):
-        cfg = with_value(base, s.path, value)
-
-        def callback(model, seed, stats, done, total, i=i, value=value):
-            label = f"{s.axis_title} = {value}: {spec(model).label}, seed {seed}"
-            return progress((i + done / total) / len(values), label)
-
-        result = run(cfg, callback if progress else None, on_wait=on_wait, limit=False)
-        if not result.complete:
-            return None
-        rows += [SweepRow(value, r.model, r.seed, r.train_acc, r.test_acc) for r in result.rows]
-    return rows

@@ -1,30 +1,52 @@
-"""Honest verdicts: what a run's accuracies allow us to say, with a 95 % interval.
+"""Honest verdicts: what a run's accuracies allow us to say, with a 95 % interval, and no more.
 
-Two things make a test accuracy uncertain. The **seeds**: one seed can train and the next not, so with
-three seeds the mean moves a lot (a t-interval over the seeds' accuracies). The **test set**: 150
-images measure an accuracy to a few percent even when every seed agrees (a Wilson interval on all the
-test predictions of one seed: every seed is tested on the same images). We report the union of the two, which is never narrower than either, and
-call a model "not distinguishable from chance" when its interval contains chance (50 % for two classes,
-10 % for ten digits), and "as good as" the
-best model when their intervals overlap. With one seed only the test-set part is known, and the
-verdict says so.
+Two things make a test accuracy uncertain. The **seeds**: one seed can train and the next not, so with three
+seeds the mean moves a lot (a t-interval over the seeds' accuracies). The **test images**: what a test set
+measures depends on how many *different* images it holds, not on how many it draws. The lesson's test set
+draws 150 images from 4 centres × 2 shapes: 8 distinct images, each about 19 times; a model right on all 8
+is measured at 68–100 %, not 98–100 %. So the test-set part is Wilson's interval over the distinct test
+images (``distinct_test_images``), and the interval is the union of the two parts. A 95 % interval is a
+procedure that covers the true accuracy in 95 % of repetitions of the experiment; it is not a range the
+accuracy lies in with 95 % probability.
+
+A verdict never turns width into a finding. Against chance: *below* or *above* only where the interval
+excludes chance; *at chance* only where it lies within ``MARGIN`` of chance; otherwise *can't tell yet*.
+Against the run's best model: *as good as* only where the difference's interval (Newcombe's method, from the
+two intervals) lies within ±``MARGIN``; *below the best* only where it excludes 0; otherwise *can't tell yet*.
+Overlapping intervals alone show neither. The bands: ``below`` (under chance), ``chance`` (at chance, within the
+margin), ``unclear`` (can't tell yet against chance), ``between`` (above chance, below the best), ``above`` (above
+chance, can't tell yet against the best) and ``top`` (the best, or as good as it within the margin).
+
+Two measures: the test set (the notebook's), or every centre of the map never trained on (``unseen map``: the
+lesson's 64 centres × 2 shapes, 128 distinct images), which decides far more often.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
+from core.data.position_split import DataConfig, distinct, make_data
+from core.engine.behaviour import REGIONS, map_images_per_cell, region
 from core.engine.results import RunResult, summary
 
 CHANCE = 0.5  # two balanced classes; a run's own is its dataset's (``Dataset.chance``)
+MARGIN = 0.10  # the equivalence margin: "at chance" and "as good as" mean within 10 points, shown on the pages
 Z95 = 1.959964  # the normal quantile for a two-sided 95 % interval
 # Student's t quantile (two-sided 95 %) by degrees of freedom; beyond the table the normal one is close
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
        12: 2.179, 15: 2.131, 20: 2.086, 30: 2.042}
+BANDS = ("below", "chance", "unclear", "between", "above", "top")
+BAND_WORDS = {"below": "below chance", "chance": "at chance", "unclear": "can't tell yet",
+              "between": "above chance, below the best", "above": "above chance; can't tell yet against the best",
+              "top": "as good as the best"}
+ABOVE_CHANCE = ("between", "above", "top")  # the bands whose interval excludes chance from above
+CANT_TELL = ("unclear", "above")  # the bands that say "can't tell yet"
 
-# The prediction a learner makes before pressing Run, and the band of outcomes each one names
-PREDICTIONS = {"≈100 %, like the CNN": ("top",), "in between": ("between",),
+# The prediction a learner makes before pressing Run, and the bands each one names. No option names another
+# model's result; "can't tell" is not a prediction of an outcome, so none offers it.
+PREDICTIONS = {"≈100 %: near perfect": ("top",), "clearly above chance, clearly below 100 %": ("between",),
                "≈50 % (chance) or worse": ("chance", "below")}
 
 
@@ -41,7 +63,8 @@ class Interval:
     lo: float
     hi: float
     seeds: int
-    images: int  # test images per seed
+    images: int  # distinct test images per seed: what the test-set part counts
+    drawn: int = 0  # test images drawn per seed (repeats included); 0: as many as distinct
 
     def contains(self, x: float) -> bool:
         return self.lo <= x <= self.hi
@@ -51,6 +74,13 @@ class Interval:
 
     def __str__(self) -> str:
         return f"{self.mean:.1%} (95 % interval {self.lo:.0%}–{self.hi:.0%})"
+
+    @property
+    def counted(self) -> str:
+        """What the interval counts, in words: "3 seeds × 8 distinct test images (150 drawn)"."""
+        drawn = f" ({self.drawn} drawn)" if self.drawn and self.drawn != self.images else ""
+        seeds = "one seed, so the spread between seeds is unknown" if self.seeds == 1 else f"{self.seeds} seeds"
+        return f"{seeds} × {self.images} distinct test images{drawn}"
 
 
 def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
@@ -62,63 +92,130 @@ def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def accuracy_interval(accs: list[float], n_test: int) -> Interval:
-    """The 95 % interval of the mean of per-seed accuracies, each measured on ``n_test`` images."""
+def accuracy_interval(accs: list[float], images: int, drawn: int = 0) -> Interval:
+    """The 95 % interval of the mean of per-seed accuracies, each measured on the same ``images`` distinct test
+    images (``drawn`` with repeats)."""
     if not accs:
         raise ValueError("no accuracies to summarise")
     k, mean = len(accs), sum(accs) / len(accs)
-    lo, hi = wilson(mean, n_test)  # the seeds share one test set: it holds n_test images, not k * n_test
+    lo, hi = wilson(mean, images)  # the seeds share one test set: it holds `images` images, not k * images
     if k >= 2:
         sd = math.sqrt(sum((a - mean) ** 2 for a in accs) / (k - 1))
         half = t95(k - 1) * sd / math.sqrt(k)
         lo, hi = min(lo, mean - half), max(hi, mean + half)
-    return Interval(mean, max(0.0, lo), min(1.0, hi), k, n_test)
+    return Interval(mean, max(0.0, lo), min(1.0, hi), k, images, drawn)
+
+
+def difference(a: Interval, b: Interval) -> tuple[float, float, float]:
+    """(a - b, lo, hi): the 95 % interval of the difference of two means from their own intervals (Newcombe's
+    method of recovering variance estimates; the two treated as independent)."""
+    d = a.mean - b.mean
+    lo = d - math.hypot(a.mean - a.lo, b.hi - b.mean)
+    hi = d + math.hypot(a.hi - a.mean, b.mean - b.lo)
+    return d, lo, hi
+
+
+@lru_cache(maxsize=64)
+def distinct_test_images(d: DataConfig) -> int:
+    """How many different images the test set holds (the lesson's: 8 of 150 drawn)."""
+    data = make_data(d)
+    return len(distinct(data.Xte, data.yte)[0])
+
+
+def unseen_map_interval(result: RunResult, model: str) -> Interval | None:
+    """The model's accuracy over every map centre never trained on, with its 95 % interval over the seeds and
+    the distinct images those centres hold (the lesson's: 64 centres × 2 shapes); None without a map."""
+    d = result.config.data
+    per_seed: dict[int, list[float]] = {}
+    cells = set()
+    for p in result.position_map:
+        if p.model == model and region(d, p.cx, p.cy) != REGIONS[0]:
+            per_seed.setdefault(p.seed, []).append(p.correct)
+            cells.add((p.cx, p.cy))
+    if not per_seed:
+        return None
+    return accuracy_interval([sum(v) / len(v) for v in per_seed.values()], len(cells) * map_images_per_cell(d))
 
 
 @dataclass(frozen=True)
 class Verdict:
     model: str
     interval: Interval
-    band: str  # "below" chance, "chance", "between" chance and the best model, or "top" (as good as the best)
+    band: str  # one of BANDS
     text: str  # one line that says it with the numbers
-    best: Interval  # the best model's interval, which "top" and "between" are measured against
+    best: Interval  # the best model's interval, which "top", "between" and "above" are measured against
     chance: float = CHANCE  # the accuracy of guessing on this run's classes
 
+    @property
+    def cant_tell(self) -> bool:
+        return self.band in CANT_TELL
 
-def band_of(interval: Interval, best: Interval, chance: float = CHANCE) -> str:
+
+def band_of(interval: Interval, best: Interval, chance: float = CHANCE, is_best: bool = False) -> str:
+    """The interval's band against chance and against the best model's interval (module docstring)."""
     if interval.hi < chance:
         return "below"
     if interval.contains(chance):
-        return "chance"
-    return "top" if interval.overlaps(best) else "between"
+        return "chance" if chance - MARGIN <= interval.lo and interval.hi <= chance + MARGIN else "unclear"
+    if is_best:
+        return "top"
+    _, lo, hi = difference(interval, best)
+    if -MARGIN <= lo and hi <= MARGIN:
+        return "top"
+    return "between" if hi < 0 else "above"
 
 
-def verdicts(result: RunResult, labels: dict[str, str] | None = None) -> dict[str, Verdict]:
-    """Every model's test-accuracy verdict, in the config's model order, against the best model of the run."""
+def phrase(band: str, chance: float, best_label: str, is_best: bool = False) -> str:
+    """What a band says, in words."""
+    at = f"{chance * 100:.0f} %"
+    return {"below": f"below chance ({at})",
+            "chance": f"at chance ({at}, within {MARGIN * 100:.0f} points)",
+            "unclear": f"can't tell yet whether above or below chance ({at}): the interval is too wide",
+            "between": f"above chance, and below the {best_label}",
+            "above": f"above chance; can't tell yet whether as good as the {best_label}",
+            "top": "the best here" if is_best else f"as good as the {best_label} (within {MARGIN * 100:.0f} points)",
+            }[band]
+
+
+MEASURES = ("test", "unseen map")  # the test set (the notebook's measure), or every unseen centre of the map
+
+
+def intervals(result: RunResult, measure: str = "test") -> dict[str, Interval]:
+    """Each model's accuracy interval on ``measure``, in the config's model order (models whose every seed
+    diverged, or with no map, are left out)."""
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {MEASURES}, got {measure!r}")
+    d = result.config.data
+    if measure == "test":
+        images = distinct_test_images(d)
+        return {m: accuracy_interval([r.test_acc for r in result.rows if r.model == m and r.test_acc is not None],
+                                     images, d.n_test) for m in summary(result)}
+    return {m: iv for m in summary(result) if (iv := unseen_map_interval(result, m)) is not None}
+
+
+def verdicts(result: RunResult, labels: dict[str, str] | None = None, measure: str = "test") -> dict[str, Verdict]:
+    """Every model's verdict on ``measure`` (the test set, or the map's unseen centres), in the config's model
+    order, against the best model of the run on the same measure."""
     labels = labels or {}
-    n_test, chance = result.config.data.n_test, result.config.data.kind.chance
-    intervals = {m: accuracy_interval([r.test_acc for r in result.rows if r.model == m and r.test_acc is not None],
-                                      n_test) for m in summary(result)}
-    if not intervals:
+    chance = result.config.data.kind.chance
+    found = intervals(result, measure)
+    if not found:
         return {}
-    best_name = max(intervals, key=lambda m: intervals[m].mean)
-    best = intervals[best_name]
+    best_name = max(found, key=lambda m: found[m].mean)
+    best = found[best_name]
     out = {}
-    for m, iv in intervals.items():
-        band = band_of(iv, best, chance)
-        ref = labels.get(best_name, best_name)
-        phrase = {"below": f"below chance ({chance * 100:.0f} %)", "chance": f"not distinguishable from chance ({chance * 100:.0f} %)",
-                  "between": f"above chance but below the {ref}",
-                  "top": "the best here" if m == best_name else f"not distinguishable from the {ref}"}[band]
-        spread = ("one seed, so the spread between seeds is unknown" if iv.seeds == 1
-                  else f"{iv.seeds} seeds × {n_test} test images")
-        out[m] = Verdict(m, iv, band, f"{iv}, {spread}: {phrase}", best, chance)
+    for m, iv in found.items():
+        band = band_of(iv, best, chance, is_best=m == best_name)
+        words = phrase(band, chance, labels.get(best_name, best_name), m == best_name)
+        what = iv.counted if measure == "test" else f"{iv.seeds} seed(s) × {iv.images} distinct images at the map's unseen centres"
+        out[m] = Verdict(m, iv, band, f"{iv}, {what}: {words}", best, chance)
     return out
 
 
 def judge_prediction(prediction: str, verdict: Verdict, predictions: dict[str, tuple[str, ...]] = PREDICTIONS) -> str:
     """"right" when the prediction (one of ``predictions``) names the outcome's band; "possible" when it does
-    not, but the interval still reaches into the predicted band (more seeds would decide); else "wrong"."""
+    not, but the interval still reaches into the predicted band (more seeds or test images would decide); else
+    "wrong"."""
     if prediction not in predictions:
         raise ValueError(f"prediction must be one of {list(predictions)}, got {prediction!r}")
     bands = predictions[prediction]
@@ -126,5 +223,5 @@ def judge_prediction(prediction: str, verdict: Verdict, predictions: dict[str, t
         return "right"
     iv, best, chance = verdict.interval, verdict.best, verdict.chance
     reaches = {"below": iv.lo < chance, "chance": iv.contains(chance),
-               "between": iv.hi > chance and iv.lo < best.lo, "top": iv.overlaps(best)}
+               "between": iv.hi > chance and iv.lo < best.mean - MARGIN, "top": iv.hi >= best.mean - MARGIN}
     return "possible" if any(reaches[b] for b in bands) else "wrong"

@@ -1,8 +1,10 @@
 """The lesson's CNN: two 5x5 conv layers, then a global max pool; and the variants that show why.
 
-The global max pool is what makes it translation-invariant: the same filters run at every position
-and only the strongest response anywhere survives, so a shape moved to an unseen place gives the
-same pooled features as long as it stays inside the image. Lesson 4 changes exactly that:
+The same filters run at every position and the global max pool keeps only the strongest response anywhere,
+so a shape moved to an unseen place gives nearly the same pooled features. Nearly: the stride-2 max pool
+makes the features equivariant only to even shifts, and zero padding lets filters tell where the border is,
+so the CNN is not invariant to every shift by construction (Azulay & Weiss 2019; Biscione & Bowers 2021).
+Lesson 4 changes exactly these parts:
 ``head="avg"`` (global average pool), ``head="flatten"`` (every position's features into one linear
 layer: the head now knows *where* a feature fired), and ``padding="circular"`` (zero padding lets
 filters at the border tell where the border is; circular padding has no border, Kayhan & van Gemert 2020).

@@ -107,8 +107,8 @@ def encode(layers: nn.ModuleList, tok: torch.Tensor, last_cls_only: bool, weight
 
 
 class LessonViT(nn.Module):
-    """The lesson's TinyViT: patchify, linear embed, [CLS], 1-D sin-cos positions, post-norm encoder, one logit
-    (or ``num_classes`` logits, for more than two classes).
+    """The lesson's TinyViT: patchify, linear embed, [CLS], 1-D sin-cos positions (scaled by ``pos_scale``, 1 in
+    the notebook), post-norm encoder, one logit (or ``num_classes`` logits, for more than two classes).
 
     ``stem_channels > 0`` makes the exercise-3 hybrid: a 3x3 conv + ReLU stem runs first and its feature
     map, not the raw pixels, is patchified. The stem is created last, so the plain model's creation
@@ -116,8 +116,8 @@ class LessonViT(nn.Module):
     """
 
     def __init__(self, img_size: int = 16, patch_size: int = 4, in_chans: int = 1, embed_dim: int = 32,
-                 num_heads: int = 4, depth: int = 2, stem_channels: int = 0, attn_impl: str = "sdpa", *,
-                 generator: torch.Generator, num_classes: int = 1):
+                 num_heads: int = 4, depth: int = 2, stem_channels: int = 0, attn_impl: str = "sdpa",
+                 pos_scale: float = 1.0, *, generator: torch.Generator, num_classes: int = 1):
         super().__init__()
         g = generator
         check_patch_size(patch_size, img_size)
@@ -131,7 +131,10 @@ class LessonViT(nn.Module):
         patch_dim = (stem_channels or in_chans) * patch_size * patch_size
         self.embed = seeded.linear(patch_dim, embed_dim, g)
         self.cls_token = nn.Parameter(seeded.randn(1, 1, embed_dim, g=g) * 0.02)
-        self.register_buffer("pos_enc", sincos_1d(n_patches + 1, embed_dim))
+        # The notebook's fixed table, times ``pos_scale`` (1: the notebook's; values in [-1, 1] against patch
+        # embeddings that start far smaller). Its scale decides whether the position or the pattern dominates a
+        # token; lesson 3 sweeps it.
+        self.register_buffer("pos_enc", pos_scale * sincos_1d(n_patches + 1, embed_dim))
         layer = EncoderLayer(embed_dim, num_heads, g, attn_impl)
         self.layers = nn.ModuleList(copy.deepcopy(layer) for _ in range(depth))  # as nn.TransformerEncoder
         self.head = seeded.linear(embed_dim, num_classes, g)

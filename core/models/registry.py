@@ -1,8 +1,10 @@
 """The model registry: every model the experiment can train, by name, with what the rest needs to know.
 
-A model is registered once here (label, colour, builder, cost estimates, which settings it reads);
-configs, planning, charts and pages look it up instead of comparing names. Adding a model = one
-``register(ModelSpec(...))`` call (and, for a new architecture, its module beside ``core/models/cnn.py``).
+A model is registered once here (builder, cost estimates, which settings it reads): what builds and trains
+it, nothing a page says of it (its label, colour and card are ``core/lessons/model_cards.py``'s, outside the
+training code's fingerprint). Configs, planning, charts and pages look a model up instead of comparing names.
+Adding a model = one ``register(ModelSpec(...))`` call (and, for a new architecture, its module beside
+``core/models/cnn.py``) and its card.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import torch.nn as nn
 
 from core.models.cnn import CNNClassifier
 from core.models.lesson_vit import LessonViT
+from core.models.mlp import MLP_HIDDEN, FlattenMLP
 from core.models.model_config import ModelConfig
 from core.models.seed_vit import ViT, ViTConfig
 from core.nn import seeded
@@ -27,8 +30,6 @@ IN_CHANS = 1  # the lesson's images are grey
 @dataclass(frozen=True)
 class ModelSpec:
     name: str
-    label: str
-    color: str  # one colour per model on every chart
     transformer: bool
     uses: tuple[str, ...]  # the ModelConfig fields this model reads (the others do not change its run)
     # (settings, img_size, generator, outputs): outputs 1 is one logit (two classes), K one per class
@@ -121,7 +122,7 @@ class _SqueezeLogit(nn.Module):
 
 def _lesson_vit(m: ModelConfig, size: int, g: torch.Generator, outputs: int, stem: int = 0) -> nn.Module:
     return LessonViT(size, m.patch_size, IN_CHANS, m.embed_dim, m.num_heads, m.depth, stem_channels=stem,
-                     attn_impl=m.attn_impl, generator=g, num_classes=outputs)
+                     attn_impl=m.attn_impl, pos_scale=m.pos_scale, generator=g, num_classes=outputs)
 
 
 def _configurable_vit(m: ModelConfig, size: int, g: torch.Generator, outputs: int) -> nn.Module:
@@ -131,24 +132,30 @@ def _configurable_vit(m: ModelConfig, size: int, g: torch.Generator, outputs: in
     return _SqueezeLogit(ViT(cfg, generator=g))
 
 
-VIT_FIELDS = ("patch_size", "embed_dim", "num_heads", "depth", "attn_impl")
+VIT_FIELDS = ("patch_size", "embed_dim", "num_heads", "depth")  # what every ViT reads
+LESSON_VIT_FIELDS = VIT_FIELDS + ("attn_impl", "pos_scale")  # and the lesson's own, with its fixed table
 
 register(ModelSpec(
-    name="vit", label="ViT (lesson)", color="#d55e00", transformer=True, uses=VIT_FIELDS,
+    name="vit", transformer=True, uses=LESSON_VIT_FIELDS,
     build=_lesson_vit, activation_bytes=transformer_activation, safety=1.4, flops=transformer_flops,
     check=check_patch))
 register(ModelSpec(
-    name="cnn", label="CNN", color="#0072b2", transformer=False, uses=(),
+    name="cnn", transformer=False, uses=(),
     build=lambda m, size, g, outputs: CNNClassifier(IN_CHANS, generator=g, nhwc=True, num_classes=outputs),
     activation_bytes=cnn_activation, safety=1.0, flops=cnn_flops))
 register(ModelSpec(
-    name="hybrid", label="Hybrid (CNN stem + ViT)", color="#e69f00", transformer=True,
-    uses=VIT_FIELDS + ("stem_channels",),
+    name="hybrid", transformer=True,
+    uses=LESSON_VIT_FIELDS + ("stem_channels",),
     build=lambda m, size, g, outputs: _lesson_vit(m, size, g, outputs, stem=m.stem_channels),
     activation_bytes=lambda m, size: transformer_activation(m, size, m.stem_channels), safety=1.4,
     flops=lambda m, size: transformer_flops(m, size, m.stem_channels), check=check_patch))
 register(ModelSpec(
-    name="vit-config", label="ViT (configurable)", color="#009e73", transformer=True,
+    name="vit-config", transformer=True,
     uses=("patch_size", "embed_dim", "num_heads", "depth", "pos_embed", "global_pool"),
     build=_configurable_vit, activation_bytes=transformer_activation, safety=1.9, flops=transformer_flops,
     check=_check_configurable_vit))
+register(ModelSpec(
+    name="mlp", transformer=False, uses=(),
+    build=lambda m, size, g, outputs: FlattenMLP(size, IN_CHANS, generator=g, num_classes=outputs),
+    activation_bytes=lambda m, size: (size * size * IN_CHANS + 2 * MLP_HIDDEN) * 4 * 3, safety=2.0,
+    flops=lambda m, size: 3.0 * 2 * (size * size * IN_CHANS * MLP_HIDDEN + MLP_HIDDEN)))

@@ -3,7 +3,7 @@ import time
 
 from core.engine.flights import Flights, sweep_through
 from core.engine.results import RunResult
-from core.engine.run import run, sweep
+from core.engine.run import run
 from core.engine.run_config import Sweep, TrainConfig, with_value
 from core.engine.store import ResultStore
 from core.engine.train import EpochStats
@@ -133,15 +133,17 @@ def test_a_stored_setting_is_not_trained():
     assert ticket.wait(0).result is store.get(SMALL) and train.calls == 0
 
 
-def test_a_sweep_through_the_flights_gives_run_sweeps_rows_and_trains_each_point_once():
+def test_a_sweep_gives_each_point_s_runs_and_trains_each_point_once():
     axis = Sweep("train.epochs", (20, 30), "epochs")
     train = Counting()
     flights = Flights(ResultStore(), train)
     seen = []
-    rows = sweep_through(flights, SMALL, axis, progress=lambda frac, text: seen.append(frac), poll=0.01)
+    rows = sweep_through(flights, SMALL, axis, progress=lambda frac, value, model, seed: seen.append((frac, value)),
+                         poll=0.01)
     assert [(r.value, r.model, r.seed, r.train_acc, r.test_acc) for r in rows] == \
-        [(r.value, r.model, r.seed, r.train_acc, r.test_acc) for r in sweep(SMALL, axis)]
-    assert train.calls == 2 and seen and all(0 <= f <= 1 for f in seen)
+        [(v, r.model, r.seed, r.train_acc, r.test_acc) for v in (20, 30)
+         for r in run(with_value(SMALL, "train.epochs", v)).rows]
+    assert train.calls == 2 and seen and all(0 <= f <= 1 and v in (20, 30) for f, v in seen)
     assert sweep_through(flights, SMALL, axis) == rows and train.calls == 2  # the second learner: stored points
     assert sweep_through(Flights(ResultStore(), Slow(epochs=10_000)), SMALL, axis,
-                         progress=lambda frac, text: False, poll=0.01) is None  # stopped
+                         progress=lambda *_: False, poll=0.01) is None  # stopped

@@ -3,9 +3,11 @@ from dataclasses import replace
 
 import pytest
 
+from core.engine.flights import Flights, sweep_through
 from core.engine.results import summary
-from core.engine.run import every, run, sweep
+from core.engine.run import every, run
 from core.engine.run_config import LESSON, TrainConfig, with_value
+from core.engine.store import ResultStore
 from core.engine.train import EpochStats
 from core.lessons.lesson3_vit_vs_cnn import PRESETS, SWEEPS
 
@@ -58,7 +60,10 @@ def test_work_per_click_is_capped_with_what_to_reduce():
 
 
 def test_sweep_rows_and_its_caps(monkeypatch):
-    from core.engine import run as run_module
+    from core.engine import flights as flights_module
+
+    def sweep(base, s, **kw):
+        return sweep_through(Flights(ResultStore()), base, s, poll=0.01, **kw)
 
     rows = sweep(replace(TINY, models=("cnn",), train=TrainConfig(epochs=2, seeds=(0,))), SWEEPS["patch size"], values=(4, 8))
     assert [r.value for r in rows] == [4, 8]
@@ -66,7 +71,7 @@ def test_sweep_rows_and_its_caps(monkeypatch):
                     models=("vit", "cnn", "hybrid", "vit-config"))
     with pytest.raises(ValueError, match=r"the sweep's run at patch size P \(pixels\) = 2 is .* \(limit 12x\)"):
         sweep(heavy, SWEEPS["patch size"])  # refused before anything trains
-    monkeypatch.setattr(run_module, "MAX_SWEEP_COST", 2.0)
+    monkeypatch.setattr(flights_module, "MAX_SWEEP_COST", 2.0)
     with pytest.raises(ValueError, match=r"this sweep is .* \(limit 2x\)"):
         sweep(LESSON, SWEEPS["training-set size"])
 

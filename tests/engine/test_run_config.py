@@ -42,7 +42,7 @@ def test_presets_use_registered_models_and_inclusive_ranges():
     (lambda: TrainConfig(epochs=0), "epochs"),
     (lambda: TrainConfig(seeds=(2**64,)), "seeds"),
     (lambda: TrainConfig(seeds=()), "seeds"),
-    (lambda: GeneralizationConfig(models=("mlp",)), "'mlp'"),
+    (lambda: GeneralizationConfig(models=("perceptron",)), "'perceptron'"),
     (lambda: GeneralizationConfig(models=()), "non-empty"),
     (lambda: GeneralizationConfig(model=ModelConfig(patch_size=5)), "patch_size=5 does not divide"),
     (lambda: GeneralizationConfig(models=("vit-config",), model=ModelConfig(embed_dim=18, num_heads=2,

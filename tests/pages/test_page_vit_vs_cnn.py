@@ -14,7 +14,7 @@ DISTANCE, POSITIONS = VIEWS[1], VIEWS[2]
 
 def run_tiny(at):
     at.button(key="preset_tiny").click().run()
-    at.radio(key="predict").set_value("in between")
+    at.radio(key="predict").set_value("clearly above chance, clearly below 100 %")
     next(b for b in at.button if b.label == "Run").click().run()
     return at
 
@@ -73,7 +73,7 @@ def test_a_config_already_run_returns_from_the_store():
     # a second session: same config, results come from the per-process store without training
     at2 = page(PAGE, timeout=120)
     at2.button(key="preset_tiny").click().run()
-    at2.radio(key="predict").set_value("in between")
+    at2.radio(key="predict").set_value("clearly above chance, clearly below 100 %")
     next(b for b in at2.button if b.label == "Run").click().run()
     assert [m.value for m in at2.metric] == first
     assert not at2.get("progress")
@@ -230,15 +230,15 @@ def test_a_run_whose_every_seed_diverged_says_so_in_both_result_sections():
 
 
 def test_results_not_matching_the_form_are_labelled_and_every_run_judges_the_prediction_before_it():
-    at = reveal(page(PAGE, timeout=60), "in between")
+    at = reveal(page(PAGE, timeout=60), "clearly above chance, clearly below 100 %")
     assert not at.warning
     at.button(key="preset_exercise-1").click().run()  # the form changes; the lesson's results stay on screen
     (stale,) = at.warning
     assert "These results are for the setting last run" in stale.value and "Training images" in stale.value
-    at.radio(key="predict").set_value("≈100 %, like the CNN").run()
+    at.radio(key="predict").set_value("≈100 %: near perfect").run()
     next(b for b in at.button if b.label == "Run").click().run()  # judged against the pick made before it
     assert not at.warning
-    assert any(md.value.startswith("**Your prediction:** ≈100 %, like the CNN → ❌") for md in at.markdown)
+    assert any(md.value.startswith("**Your prediction:** ≈100 %: near perfect → ❌") for md in at.markdown)
     assert {m.label: m.value for m in at.metric}["ViT (lesson) · test (unseen)"] == "56.9%"
     fresh = page(PAGE, timeout=60)
     fresh.button(key="preset_exercise-1").click().run()

@@ -6,16 +6,16 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from core.models.registry import spec
+from core.lessons import model_cards
 from ui.figures.plots import MIN_FONT, cell_font, square_layout, wrap
 
 
 def label(model: str) -> str:
-    return spec(model).label
+    return model_cards.label(model)
 
 
 def color(model: str) -> str:
-    return spec(model).color
+    return model_cards.color(model)
 
 
 def accuracy_bars(rows: list[dict], title: str = "Accuracy per model (bars: mean, dots: seeds)",
@@ -114,7 +114,7 @@ def position_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple
     return square_layout(fig, height)
 
 
-# Light fills, one per remedy group (core.models.remedies.GROUPS), so the bars' colour says what kind of change
+# Light fills, one per remedy group (core.lessons.model_cards.GROUPS), so the bars' colour says what kind of change
 # each model is, and the dark numbers on them stay readable
 GROUP_FILLS = {"baseline": "#d1d5db", "data": "#a6cee3", "positions": "#b2df8a", "tokens": "#fdbf6f",
                "attention": "#cab2d6", "pooling": "#fb9a99", "the CNN side": "#f6e58d"}
@@ -252,4 +252,41 @@ def lens_figure(probs: np.ndarray, classes: tuple[str, ...], title: str) -> go.F
     fig.update_layout(title=title, height=110 + 40 * len(probs), margin=dict(l=10, r=10, t=40, b=10))
     fig.update_xaxes(type="category", title="class")
     fig.update_yaxes(autorange="reversed")
+    return fig
+
+
+def scale_figure(alphas: list[float], means: list[float], los: list[float], his: list[float],
+                 seeds: list[tuple[float, ...]], title: str, chance: float = 0.5, height: int = 340) -> go.Figure:
+    """Test accuracy against the position table's scale α: the mean with its 95 % interval, each seed a dot. The
+    α axis is categorical (it starts at 0, which a log axis cannot show)."""
+    ticks = [f"{a:g}" for a in alphas]
+    fig = go.Figure(go.Scatter(
+        x=ticks, y=means, mode="lines+markers", name="mean, 95 % interval", line=dict(color=color("vit")),
+        error_y=dict(type="data", symmetric=False, array=np.array(his) - means, arrayminus=np.array(means) - los),
+        hovertemplate="α = %{x}: %{y:.1%}<extra></extra>"))
+    fig.add_trace(go.Scatter(x=[t for t, s in zip(ticks, seeds, strict=True) for _ in s],
+                             y=[a for s in seeds for a in s], mode="markers", name="one seed",
+                             marker=dict(color="#111827", size=6, opacity=0.6),
+                             hovertemplate="α = %{x}: a seed at %{y:.1%}<extra></extra>"))
+    fig.add_hline(y=chance, line=dict(dash="dot", color="#6b7280"), annotation_text="chance",
+                  annotation_position="bottom right")
+    fig.update_layout(title=title, height=height, legend=dict(orientation="h", y=-0.3),
+                      yaxis=dict(range=[0, 1.05], tickformat=".0%", title="test accuracy"),
+                      xaxis=dict(type="category", title="scale α of the fixed 1-D table (1: the notebook's)"),
+                      margin=dict(l=10, r=10, t=40, b=10))
+    return fig
+
+
+def shift_figure(models: list[str], one: list[float], patch: list[float], patch_size: int, title: str) -> go.Figure:
+    """Each model's share of answers that change when the patterns move by 1 pixel and by one patch."""
+    names = [label(m) for m in models]
+    fig = go.Figure()
+    for values, name, pattern in ((one, "1-pixel move", ""), (patch, f"{patch_size}-pixel move (one patch)", "/")):
+        fig.add_trace(go.Bar(y=names, x=values, orientation="h", name=name, marker_color=[color(m) for m in models],
+                             marker_pattern_shape=pattern, text=[f"{v:.0%}" for v in values], textposition="outside",
+                             textfont=dict(color="#111827"),
+                             hovertemplate="%{y}: " + name + " changes %{x:.0%} of the answers<extra></extra>"))
+    fig.update_layout(title=title, barmode="group", height=140 + 48 * len(models), legend=dict(orientation="h", y=-0.2),
+                      xaxis=dict(range=[0, 1.1], tickformat=".0%", title="answers changed"),
+                      yaxis=dict(autorange="reversed"), margin=dict(l=10, r=10, t=40, b=10))
     return fig

@@ -1,0 +1,81 @@
+"""What a model does, beyond how often it is right: which answer it gives and how sure it is, and where on the
+map it is right. An accuracy at chance can hide a model that guesses and a model that answers *circle* for
+every image with p = 0.99; a map's mean can hide that a model is right where only the horizontal position is
+new and wrong where the vertical one is.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from core.data.position_split import DataConfig, make_data
+from core.engine.results import RunResult
+
+
+@dataclass(frozen=True)
+class Answers:
+    """One model's answers to the test images, over its seeds."""
+
+    shares: dict[str, float]  # class name -> share of the test answers that named it
+    confidence: float  # the mean probability of the answer it gave
+    constant: dict[int, str]  # seed -> the one class it answered for every test image (seeds that did)
+    seeds: int
+
+    def sentence(self) -> str:
+        """"answers circle for every test image (seeds 0, 1)", or the shares, with the confidence."""
+        top = max(self.shares, key=self.shares.get)
+        parts = [f"answers {top} {self.shares[top]:.0%} of the time (mean confidence {self.confidence:.2f})"]
+        by_class: dict[str, list[int]] = {}
+        for seed, name in self.constant.items():
+            by_class.setdefault(name, []).append(seed)
+        for name, seeds in by_class.items():
+            which = "every seed" if len(seeds) == self.seeds else ("seed " if len(seeds) == 1 else "seeds ") + \
+                ", ".join(map(str, seeds))
+            parts.append(f"{which}: {name} for every test image")
+        return "; ".join(parts)
+
+
+def answers(result: RunResult, model: str) -> Answers | None:
+    """The model's answers to the test images (None: no test predictions kept for it)."""
+    kind = result.config.data.kind
+    preds = [p for p in result.test_predictions if p.model == model]
+    if not preds:
+        return None
+    given = [(p.seed, *p.answer()) for p in preds]
+    counts = Counter(kind.name_of(c) for _, c, _ in given)
+    per_seed: dict[int, set[str]] = {}
+    for seed, c, _ in given:
+        per_seed.setdefault(seed, set()).add(kind.name_of(c))
+    constant = {seed: next(iter(names)) for seed, names in sorted(per_seed.items()) if len(names) == 1}
+    return Answers({name: n / len(given) for name, n in counts.most_common()}, float(np.mean([p for _, _, p in given])),
+                   constant, len(per_seed))
+
+
+# Where a map cell lies against the training positions: both coordinates trained, one new, or both new
+REGIONS = ("seen", "only x new", "only y new", "both new")
+
+
+def region(d: DataConfig, cx: int, cy: int) -> str:
+    lo, hi = d.train_range
+    x_in, y_in = lo <= cx <= hi, lo <= cy <= hi
+    return REGIONS[0] if x_in and y_in else REGIONS[1] if y_in else REGIONS[2] if x_in else REGIONS[3]
+
+
+@lru_cache(maxsize=64)
+def map_images_per_cell(d: DataConfig) -> int:
+    """Distinct images the map draws at one centre, over every class (the shapes: 2; digits: 5 of each)."""
+    return len(make_data(d).grid_y) // len(d.kind.centres(d.img_size)) ** 2
+
+
+def map_regions(result: RunResult, model: str) -> dict[str, float]:
+    """The model's accuracy in each region of the map (REGIONS), averaged over its seeds and classes."""
+    d = result.config.data
+    got: dict[str, list[float]] = {r: [] for r in REGIONS}
+    for p in result.position_map:
+        if p.model == model:
+            got[region(d, p.cx, p.cy)].append(p.correct)
+    return {r: float(np.mean(v)) for r, v in got.items() if v}

@@ -1,0 +1,143 @@
+"""Lesson 3's second half: the notebook's conclusion, tested. The notebook says its ViT fails at unseen positions
+because it lacks the CNN's built-in translation invariance. Two controls the lab has the parts for:
+
+- **The split.** Every test centre of the notebook's split is a training centre moved by whole patches, and the
+  training centres cover every offset within a patch (``split_structure``): the test asks for whole-patch moves
+  only, the one move a stride-P patchify turns into a reordering of the same tokens (lessons 1 and 2).
+- **The table's scale.** The lesson's ViT adds a fixed sin-cos table whose rows are larger than its patch tokens
+  (``core.inspect.position_scale``); the sweep of its scale α (shipped, five seeds) shows what that costs.
+
+A third measure needs no training: how much each model's answer, and what it computes, changes when the test
+patterns move by one pixel or by one patch (``core.inspect.equivariance``). Every sentence here is written
+from those numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.data.position_split import DataConfig
+from core.engine.run_config import GeneralizationConfig
+from core.engine.verdict import Interval, accuracy_interval, band_of, distinct_test_images, phrase
+from core.inspect.equivariance import ShiftResponse
+from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SWEEP, pos_scale_base
+from core.lessons.model_cards import label
+from core.lessons.shipped import load_shipped_rows
+
+SCALE_ROWS = "pos-scale"  # results/pos-scale.json: the α sweep's rows (scripts/precompute)
+
+
+@dataclass(frozen=True)
+class SplitStructure:
+    patch_size: int
+    train_offsets: tuple[int, ...]  # the offsets within a patch (c mod P) the training centres take
+    test_offsets: tuple[int, ...]
+    whole_patch: bool  # every test centre is a training centre moved by a multiple of P (in each coordinate)
+
+    def sentence(self, d: DataConfig) -> str:
+        (a, b), (c, e), P = d.train_range, d.test_range, self.patch_size
+        every = len(self.train_offsets) == P
+        if self.whole_patch:
+            return (f"Every test centre ({c}..{e}) is a training centre ({a}..{b}) moved by a whole number of "
+                    f"{P}-pixel patches, and the training centres take " + ("every" if every else "these")
+                    + f" offset within a patch ({', '.join(map(str, self.train_offsets))}): the test asks only for "
+                    "moves by whole patches. A stride-P patchify turns such a move into the same tokens, reordered "
+                    "(lessons 1 and 2).")
+        return (f"Some test centres ({c}..{e}) sit at offsets within a {P}-pixel patch that no training centre takes "
+                f"(test offsets {', '.join(map(str, self.test_offsets))}; training "
+                f"{', '.join(map(str, self.train_offsets))}): those are moves by part of a patch, which give new "
+                "tokens.")
+
+
+def split_structure(d: DataConfig, patch_size: int) -> SplitStructure:
+    """Which offsets within a patch the split's training and test centres take, and whether every test centre
+    is reached from a training centre by whole patches."""
+    train = range(d.train_range[0], d.train_range[1] + 1)
+    test = range(d.test_range[0], d.test_range[1] + 1)
+    offsets = tuple(sorted({c % patch_size for c in train}))
+    return SplitStructure(patch_size, offsets, tuple(sorted({c % patch_size for c in test})),
+                          all(c % patch_size in offsets for c in test))
+
+
+@dataclass(frozen=True)
+class ScalePoint:
+    alpha: float
+    interval: Interval
+    seeds: tuple[float, ...]  # each seed's test accuracy
+
+
+def scale_points(base: GeneralizationConfig | None = None) -> list[ScalePoint] | None:
+    """The shipped α sweep of the lesson's ViT: each α's test accuracy with its 95 % interval (seeds and the
+    test set's distinct images); None when the shipped rows are missing or stale."""
+    base = base or pos_scale_base()
+    rows = load_shipped_rows(SCALE_ROWS, base)
+    if rows is None:
+        return None
+    images = distinct_test_images(base.data)
+    out = []
+    for alpha in POS_SCALE_SWEEP.values:
+        accs = tuple(r["test_acc"] for r in rows if r["value"] == alpha and r["test_acc"] is not None)
+        if accs:
+            out.append(ScalePoint(alpha, accuracy_interval(list(accs), images, base.data.n_test), accs))
+    return out
+
+
+def scale_notes(points: list[ScalePoint], learned: Interval | None = None, chance: float = 0.5) -> list[str]:
+    """What the α sweep shows, band by band, against the notebook's α = 1 (and the learned table, if given)."""
+    if not points:
+        return []
+    best = max(points, key=lambda p: p.interval.mean).interval
+    said = [f"α = {p.alpha:g}{' (the notebook)' if p.alpha == 1 else ''}: {p.interval}, "
+            + phrase(band_of(p.interval, best, chance, p.interval is best), chance, "best α")
+            for p in points]
+    out = ["The lesson's ViT, five seeds at each scale of its fixed table (test set, "
+           f"{points[0].interval.images} distinct images): " + "; ".join(said) + "."]
+    notebook = next((p for p in points if p.alpha == 1), None)
+    small = [p for p in points if p.alpha < 1 and p.interval.lo > chance]
+    if notebook is not None and small and notebook.interval.contains(chance):
+        out.append("Only the table's size changed between these runs: at " + ", ".join(f"α = {p.alpha:g}" for p in small)
+                   + " the ViT is above chance at the unseen centres, at the notebook's α = 1 it is not. So \"a ViT "
+                   "cannot do this\" is not what these runs show; \"this ViT, with this table at this size, does not\" "
+                   "is.")
+    if learned is not None:
+        out.append(f"The ViT paper's own default, a learned table started at 0.02 × random (lesson 4's bench, test "
+                   f"set): {learned}.")
+    return out
+
+
+def shift_notes(responses: list[ShiftResponse], patch_size: int) -> list[str]:
+    """What the one-pixel and one-patch moves did to each trained model, from ``equivariance.shift_responses``."""
+    trained = [r for r in responses if r.trained]
+    if not trained:
+        return []
+    out = []
+    by_model: dict[str, dict[int, list[ShiftResponse]]] = {}
+    for r in trained:
+        by_model.setdefault(r.model, {}).setdefault(r.pixels, []).append(r)
+    for model, moves in by_model.items():
+        one, patch = moves.get(1, []), moves.get(patch_size, [])
+        if not one or not patch:
+            continue
+        changed = {n: float(np.mean([r.answer_changed for r in rs])) for n, rs in ((1, one), (patch_size, patch))}
+        inside = {n: [r.inside for r in rs if r.inside is not None] for n, rs in ((1, one), (patch_size, patch))}
+        what = one[0].inside_what
+        line = (f"**{label(model)}**: a 1-pixel move changes its answer for {changed[1]:.0%} of the map's images, a "
+                f"{patch_size}-pixel move for {changed[patch_size]:.0%}")
+        if inside[1] and inside[patch_size]:
+            line += (f"; its {what} change by {np.mean(inside[1]):.2f} and {np.mean(inside[patch_size]):.2f} "
+                     "(relative)")
+        out.append(line + ".")
+    maps = [r for r in trained if r.inside_what == "feature maps" and r.pixels == patch_size and r.inside > 0.01]
+    if maps and patch_size % 2 == 0:
+        out.append(f"A CNN's feature maps after a {patch_size}-pixel move are not exactly the maps before, moved: "
+                   "near the borders its zero padding is not what a blank image gives after the first layer "
+                   "(lesson 4's circular padding removes that). Its answer is another matter: read the share above.")
+    tokens = [r for r in trained if r.inside_what.startswith("patch tokens") and r.pixels == patch_size]
+    if tokens and max(r.inside for r in tokens) < 1e-5:
+        out.append(f"Every transformer's patch tokens after a {patch_size}-pixel move are its tokens before, "
+                   "reordered (a change of 0 to float precision): lesson 1's stride-P patchify at work. After a "
+                   "1-pixel move they are new tokens. What the model does with a reordering is its position code's "
+                   "choice (lesson 2).")
+    return out

@@ -1,0 +1,32 @@
+"""The notebook's other baseline: Lesson 33's flatten-based MLP, which the lesson says the ViT "stands in for".
+
+Flatten the image, one hidden layer, one logit (or one per class). Its first layer gives every pixel a weight
+of its own, so nothing in it is shared across positions: a pattern moved to pixels it never saw in training
+reaches weights that never learned from it. Lesson 33 itself is not among this project's sources, so its
+width is ours (MLP_HIDDEN), chosen to be about as large as the lesson's CNN (~4k parameters against ~3.4k).
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from core.nn import seeded
+
+MLP_HIDDEN = 16
+
+
+class FlattenMLP(nn.Module):
+    """(B, C, H, W) -> flatten -> Linear(C*H*W, MLP_HIDDEN) -> ReLU -> Linear(MLP_HIDDEN, K) -> (B,) or (B, K)."""
+
+    def __init__(self, img_size: int = 16, in_chans: int = 1, hidden: int = MLP_HIDDEN, *, generator: torch.Generator,
+                 num_classes: int = 1):
+        super().__init__()
+        self.fc1 = seeded.linear(in_chans * img_size * img_size, hidden, generator)
+        self.fc2 = seeded.linear(hidden, num_classes, generator)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        B, C, H, W = x.shape
+        h = F.relu(self.fc1(x.reshape(B, C * H * W)))  # (B, hidden)
+        return self.fc2(h).squeeze(-1)  # (B,): one logit; or (B, K)

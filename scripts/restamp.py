@@ -1,0 +1,41 @@
+"""Stamp shipped results with this code's fingerprint without training them again.
+
+    python -m scripts.restamp lesson remedies digits     # the names in results/
+
+For a change that moves the fingerprint but no number (words moved out of the training code, a field whose
+default is the old behaviour): first show that the previous code and this code train bit-identical results on
+one machine (``git worktree add /tmp/before <commit>``, ``python -m scripts.precompute NAME`` in both, then compare
+every row's accuracies, test predictions, map cells, curves and weight bytes), then restamp. A shipped result
+keeps the numbers of the machine that made it: a ViT seed can land elsewhere on another host or thread count
+(docs/performance.md), so training again here would change shipped numbers that no code change moved.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from core.engine.fingerprint import code_fingerprint
+from core.engine.run_config import GeneralizationConfig
+from core.lessons.shipped import SHIPPED_CONFIGS, load_shipped, save_shipped, shipped_path
+
+
+def restamp(name: str) -> None:
+    if name in SHIPPED_CONFIGS:
+        result, _ = load_shipped(name)
+        if result.config != SHIPPED_CONFIGS[name]:
+            raise SystemExit(f"{name}: the file holds another config than the preset's: precompute it instead")
+        result.origin = "live"  # as a fresh run is saved; load_shipped marks it shipped again
+        save_shipped(name, result)
+        return
+    path = shipped_path(name)
+    data = json.loads(path.read_text())
+    data["base"] = GeneralizationConfig.from_json(data["base"]).to_json()
+    data["fingerprint"] = code_fingerprint()
+    path.write_text(json.dumps(data, separators=(",", ":"), allow_nan=False))
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:]:
+        restamp(name)
+        print(f"{name}: stamped {code_fingerprint()}")

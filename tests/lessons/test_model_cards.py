@@ -1,0 +1,43 @@
+"""core/lessons/model_cards.py: every model has a card, the bench's cards say what, why and whose, and no
+word of a card is in the training code's fingerprint."""
+
+import re
+import shutil
+
+import pytest
+
+from core.engine.fingerprint import ROOT, code_fingerprint, import_closure
+from core.lessons.model_cards import BENCH, CARDS, GROUPS, Card, missing_cards
+from core.models.registry import REGISTRY
+
+
+def test_every_registered_model_has_a_card_and_every_card_a_model():
+    assert missing_cards() == [] and set(CARDS) == set(REGISTRY)
+    assert len({c.color for c in CARDS.values()}) == len(CARDS)  # one colour per model on every chart
+    assert len({c.label for c in CARDS.values()}) == len(CARDS)
+
+
+def test_the_bench_s_cards_say_what_why_and_whose():
+    for name in BENCH:
+        c = CARDS[name]
+        assert c.group in GROUPS and c.what and c.why and c.reported
+        assert re.search(r"(19|20)\d\d", c.source) or name == "vit-max", c.source
+    with pytest.raises(ValueError, match="group 'elsewhere'"):
+        Card("x", "#000000", group="elsewhere", what="w", why="y", source="s", reported="r")
+    with pytest.raises(ValueError, match="says what, why"):
+        Card("x", "#000000", group="data", what="w")
+
+
+def test_no_card_no_label_and_no_colour_is_in_the_training_fingerprint(tmp_path):
+    """Editing a card re-trains nothing; editing a model's forward does (a scratch copy of the code)."""
+    assert "core.lessons.model_cards" not in import_closure()
+    copy = tmp_path / "repo"
+    shutil.copytree(ROOT / "core", copy / "core", ignore=shutil.ignore_patterns("__pycache__"))
+    before = code_fingerprint(root=copy)
+    cards = copy / "core" / "lessons" / "model_cards.py"
+    cards.write_text(cards.read_text().replace("ViT (lesson)", "The lesson's ViT").replace("#d55e00", "#ff0000"))
+    assert code_fingerprint(root=copy) == before
+    vit = copy / "core" / "models" / "lesson_vit.py"
+    vit.write_text(vit.read_text().replace("return self.head(tok[:, 0]).squeeze(-1)",
+                                           "return 2 * self.head(tok[:, 0]).squeeze(-1)"))
+    assert code_fingerprint(root=copy) != before
