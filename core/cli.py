@@ -10,6 +10,8 @@ import json
 import math
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 
 
 def _strict(obj):
@@ -35,6 +37,58 @@ def _print(obj: dict, as_json: bool) -> None:
     else:
         for key, value in obj.items():
             print(f"{key}: {value}")
+
+
+@dataclass(frozen=True)
+class FormCommand:
+    """A subcommand that trains what a lesson's form trains: its presets (the first is the default) and its
+    controls (the form's and the command line's own, each a ``Control``), so every flag that sets a config field
+    is declared once, beside the widget that sets it."""
+
+    help: str
+    description: str
+    presets: dict
+    controls: tuple
+    run: Callable[[argparse.Namespace], dict]
+    extra: tuple = ()  # (flag, argparse keywords) of store_true switches that set no config field
+
+
+def form_commands() -> dict[str, FormCommand]:
+    from core.lessons import lesson3_vit_vs_cnn as lesson3
+    from core.lessons import lesson4_fixing_the_vit as lesson4
+    from core.lessons import lesson5_real_handwriting as lesson5
+
+    return {
+        "generalization": FormCommand(
+            "train ViT vs CNN at some positions, test at unseen ones",
+            "Train afresh (never cached) and print per-seed accuracies. Options override the preset.",
+            lesson3.PRESETS, lesson3.CONTROLS + lesson3.CLI_CONTROLS, cmd_generalization,
+            (("--full", {"help": "also print curves, test predictions and the position map"}),)),
+        "remedies": FormCommand(
+            "lesson 4's bench: which changes to the ViT are above chance at unseen positions",
+            "Train the remedies on the lesson's split (train at centres 5..10, test at 3..4) and print per model and "
+            "seed the accuracies, then each model's mean with its 95 % interval and its band.",
+            {"bench": lesson4.BENCH}, lesson4.CONTROLS + lesson4.CLI_CONTROLS, cmd_remedies),
+        "digits": FormCommand(
+            "lesson 5: real handwritten digits at unseen positions (ViT, CNN, remedies)",
+            "Lesson 3's experiment on the UCI handwritten digits: train at centres 6..12, test at 4..5 on digits "
+            "never trained on. Prints per model and seed the accuracies, then each model's mean with its 95 % "
+            "interval, its band, and its map accuracy at the training and at the test centres. A shipped setting "
+            "is printed as shipped unless --train; anything else trains, within the page's cap.",
+            lesson5.PRESETS, lesson5.CONTROLS, cmd_digits,
+            (("--train", {"help": "train even a setting that ships precomputed"}),)),
+    }
+
+
+def form_config(args: argparse.Namespace):
+    """The config a form command's flags set: its preset with every given flag applied, validated once."""
+    from core.lessons.controls import config_from_args
+
+    if args.workers is not None and args.workers < 0:
+        raise ValueError(f"--workers must be >= 0, got {args.workers}")
+    form = args.form
+    return config_from_args(form.presets[getattr(args, "preset", None) or next(iter(form.presets))], form.controls,
+                            args)
 
 
 def cmd_worker(args: argparse.Namespace) -> dict:
@@ -86,17 +140,8 @@ def cmd_generalization(args: argparse.Namespace) -> dict:
 
     from core.engine.results import summary
     from core.engine.run import run
-    from core.engine.run_config import with_value
-    from core.lessons.controls import config_from_args
-    from core.lessons.lesson3_vit_vs_cnn import CONTROLS, PRESETS
 
-    cfg = config_from_args(PRESETS[args.preset], CONTROLS, args)  # the form's controls, declared once
-    for path, value in (("data.img_size", args.image_size), ("data.data_seed", args.data_seed),
-                        ("model.attn_impl", args.attn_impl)):
-        if value is not None:
-            cfg = with_value(cfg, path, value)
-    if args.workers is not None and args.workers < 0:
-        raise ValueError(f"--workers must be >= 0, got {args.workers}")
+    cfg = form_config(args)
 
     printed: dict[tuple[str, int], int] = {}
 
@@ -124,18 +169,10 @@ def cmd_remedies(args: argparse.Namespace) -> dict:
     from core.engine.planning import MAX_RUN_COST, check_cost, relative_cost
     from core.engine.results import summary
     from core.engine.run import run
-    from core.engine.run_config import with_value
     from core.engine.verdict import verdicts
-    from core.lessons.controls import config_from_args
-    from core.lessons.lesson4_fixing_the_vit import BENCH, CONTROLS
+    from core.lessons.lesson4_fixing_the_vit import BENCH
 
-    cfg = config_from_args(BENCH, CONTROLS, args)  # the page's controls, declared once
-    for path, value in (("data.train_range", args.train_range), ("data.n_train", args.n_train),
-                        ("train.lr", args.lr)):
-        if value is not None:
-            cfg = with_value(cfg, path, tuple(value) if isinstance(value, list) else value)
-    if args.workers is not None and args.workers < 0:
-        raise ValueError(f"--workers must be >= 0, got {args.workers}")
+    cfg = form_config(args)
     if not args.no_limits:  # the whole bench may run here, over the page's cap; the shared page ships it instead
         check_cost(cfg, limit=max(MAX_RUN_COST, relative_cost(BENCH)), what="this bench run")
     _adopt_early_workers(args, cfg)
@@ -156,13 +193,10 @@ def cmd_digits(args: argparse.Namespace) -> dict:
     from core.engine.results import summary
     from core.engine.run import run
     from core.engine.verdict import verdicts
-    from core.lessons.controls import config_from_args
-    from core.lessons.lesson5_real_handwriting import CONTROLS, PRESETS, lookup_in, seen_unseen
+    from core.lessons.lesson5_real_handwriting import lookup_in, seen_unseen
     from core.lessons.shipped import load_fresh_shipped
 
-    cfg = config_from_args(PRESETS[args.preset], CONTROLS, args)  # the page's controls, declared once
-    if args.workers is not None and args.workers < 0:
-        raise ValueError(f"--workers must be >= 0, got {args.workers}")
+    cfg = form_config(args)
     # As the page: a shipped run (or a selection of its models) is shown as it is; anything else trains, within
     # the page's cap unless --no-limits
     result = None if args.train else lookup_in(load_fresh_shipped().get, cfg)
@@ -297,6 +331,8 @@ def _model_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from core.lessons.controls import add_options
+
     parser = argparse.ArgumentParser(prog="python -m core", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -326,56 +362,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--position", type=int, nargs=2, metavar=("ROW", "COL"), help="one bright patch at this grid cell")
     p.set_defaults(func=cmd_attention)
 
-    from core.lessons.controls import add_options
-    from core.lessons.lesson3_vit_vs_cnn import CONTROLS, PRESETS
-    from core.models.model_config import ATTN_IMPLS
-
-    p = sub.add_parser("generalization", help="train ViT vs CNN at some positions, test at unseen ones",
-                       description="Train afresh (never cached) and print per-seed accuracies. Options override the preset.")
-    p.add_argument("--preset", default="lesson", choices=list(PRESETS))
-    add_options(p, CONTROLS)  # every control of the page's form, declared once in the lesson's module
-    p.add_argument("--image-size", type=int)
-    p.add_argument("--data-seed", type=int)
-    p.add_argument("--attn-impl", choices=ATTN_IMPLS)
-    p.add_argument("--workers", type=int, help="parallel training lanes: this process and worker processes (default: one per available core; 0: this process alone)")
-    p.add_argument("--full", action="store_true", help="also print curves, test predictions and the position map")
-    p.add_argument("--no-limits", action="store_true",
-                   help="lift the cap on one run's work (the app's limit for a shared server), on a machine of your own")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_generalization)
-
-    from core.lessons.lesson4_fixing_the_vit import CONTROLS as BENCH_CONTROLS
-
-    p = sub.add_parser("remedies", help="lesson 4's bench: what restores the ViT at unseen positions",
-                       description="Train the remedies on the lesson's split (train at centres 5..10, test at 3..4) and "
-                                   "print per model and seed the accuracies, then each model's mean with its 95 % "
-                                   "interval and its band (below, chance, between, top).")
-    add_options(p, BENCH_CONTROLS)  # the page's controls, declared once in the lesson's module
-    p.add_argument("--train-range", type=int, nargs=2, metavar=("LO", "HI"),
-                   help="training centres (the data-efficiency view: 5 5, 5 6, 5 8, 5 10, 5 12)")
-    p.add_argument("--n-train", type=int)
-    p.add_argument("--lr", type=float)
-    p.add_argument("--workers", type=int, help="parallel training lanes: this process and worker processes (default: one per available core; 0: this process alone)")
-    p.add_argument("--no-limits", action="store_true", help="lift the cap on one run's work (the app's limit)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_remedies)
-
-    from core.lessons.lesson5_real_handwriting import CONTROLS as DIGIT_CONTROLS
-    from core.lessons.lesson5_real_handwriting import PRESETS as DIGIT_PRESETS
-
-    p = sub.add_parser("digits", help="lesson 5: real handwritten digits at unseen positions (ViT, CNN, remedies)",
-                       description="Lesson 3's experiment on the UCI handwritten digits: train at centres 6..12, test at "
-                                   "4..5 on digits never trained on. Prints per model and seed the accuracies, then "
-                                   "each model's mean with its 95 % interval, its band, and its map accuracy at the "
-                                   "training and at the test centres. A shipped setting is printed as shipped unless "
-                                   "--train; anything else trains, within the page's cap.")
-    p.add_argument("--preset", default="ten digits", choices=list(DIGIT_PRESETS))
-    add_options(p, DIGIT_CONTROLS)  # the page's controls, declared once in the lesson's module
-    p.add_argument("--train", action="store_true", help="train even a setting that ships precomputed")
-    p.add_argument("--workers", type=int, help="parallel training lanes: this process and worker processes (default: one per available core; 0: this process alone)")
-    p.add_argument("--no-limits", action="store_true", help="lift the cap on one run's work (the app's limit)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_digits)
+    for name, form in form_commands().items():
+        p = sub.add_parser(name, help=form.help, description=form.description)
+        if len(form.presets) > 1:
+            p.add_argument("--preset", default=next(iter(form.presets)), choices=list(form.presets))
+        add_options(p, form.controls)  # every setting, declared once in the lesson's module
+        p.add_argument("--workers", type=int, help="parallel training lanes: this process and worker processes "
+                                                   "(default: one per available core; 0: this process alone)")
+        p.add_argument("--no-limits", action="store_true",
+                       help="lift the cap on one run's work (the app's limit for a shared server), on a machine of "
+                            "your own")
+        p.add_argument("--json", action="store_true", help="print one JSON object")
+        for flag, kw in form.extra:
+            p.add_argument(flag, action="store_true", **kw)
+        p.set_defaults(func=form.run, form=form)
 
     from core.lessons.shipped import SHIPPED
 

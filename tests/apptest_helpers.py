@@ -1,6 +1,7 @@
 """Helpers for AppTest: run a page, read what its charts show."""
 
 import hashlib
+import html
 import os
 from html.parser import HTMLParser
 
@@ -46,12 +47,14 @@ class _Table(HTMLParser):
             self.cell.append(data)
 
 
-def tables(at: AppTest) -> list[pd.DataFrame]:
+def tables(at: AppTest, label: str | None = None) -> list[pd.DataFrame]:
     """The page's static tables (``ui.widgets.static_table``), read back: the first column the index (its name
-    in the corner cell), the first row the header."""
+    in the corner cell), the first row the header. ``label``: only the tables of that name."""
     out = []
     for element in at.get("html"):
         if 'class="dataframe lab-table"' not in element.proto.body:
+            continue
+        if label is not None and f'aria-label="{html.escape(label)}"' not in element.proto.body:
             continue
         parser = _Table()
         parser.feed(element.proto.body)
@@ -59,6 +62,9 @@ def tables(at: AppTest) -> list[pd.DataFrame]:
         index = pd.Index([r[0] for r in rows], name=header[0] or None)
         out.append(pd.DataFrame([r[1:] for r in rows], index=index, columns=header[1:]))
     return out
+
+
+PER_SEED = "Train and test accuracy of every model and seed"  # ui.run_results.per_seed_table's table
 
 
 # The keys of the pages' section tabs (ui.widgets.sections): only the open section is drawn

@@ -3,6 +3,9 @@ import os
 import subprocess
 import sys
 
+import pytest
+
+from core.cli import build_parser
 from core.engine import machine
 from tests.conftest import ROOT
 
@@ -192,3 +195,37 @@ def test_probe_an_own_drawing_answers_with_every_model_the_lens_and_the_shift_sw
     # the lens's last reading is the answer (every token computed there, the class token alone in the answer)
     assert len(out["logit_lens"]) == 2 and abs(out["logit_lens"][-1]["plus"] - out["answers"]["vit/0"]["plus"]) < 1e-5
     assert abs(out["shift_sweep"]["vit"][4][3] - out["answers"]["vit/0"]["plus"]) < 1e-5  # rows cy, columns cx
+
+
+def test_every_option_of_a_form_command_is_a_declared_control_or_a_switch():
+    """A flag that sets a config field is a ``Control`` (form, link and command line from one declaration); the
+    rest are the commands' own switches, declared once for all three."""
+    from core.cli import form_commands
+
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if a.dest == "command").choices
+    for name, form in form_commands().items():
+        flags = [f for a in subparsers[name]._actions for f in a.option_strings]
+        switches = {"-h", "--help", "--preset", "--workers", "--no-limits", "--json", *(f for f, _ in form.extra)}
+        assert len(flags) == len(set(flags)), name
+        assert set(flags) - switches == {c.flag for c in form.controls}, name
+
+
+def test_a_control_declared_twice_is_refused_naming_its_flag():
+    import argparse
+
+    from core.lessons.controls import Control, add_options
+    from core.lessons.lesson3_vit_vs_cnn import CLI_CONTROLS, CONTROLS
+
+    again = Control("data_seed", "data.data_seed", "Data seed", "slider", bounds=(0, 10))
+    with pytest.raises(ValueError, match=r"declared by more than one control: \['--data-seed'\]"):
+        add_options(argparse.ArgumentParser(), CONTROLS + (again,) + CLI_CONTROLS)
+
+
+def test_the_position_table_scale_is_a_flag_validated_like_the_form():
+    from core.cli import form_config
+
+    args = build_parser().parse_args(["generalization", "--pos-scale", "0.1"])
+    assert form_config(args).model.pos_scale == 0.1
+    p = run_cli("generalization", "--pos-scale", "-1")
+    assert p.returncode == 2 and "pos_scale must be a number in 0..10" in p.stderr and "Traceback" not in p.stderr

@@ -322,7 +322,7 @@ def test_generalization_live_rerun_shows_progress_then_results(browser):
             assert time.monotonic() - moved < 60, f"no progress for 60 s: {last}"
             page.wait_for_timeout(250)
         assert epochs_seen, "the progress bar never showed an epoch"
-        assert page.get_by_text("Your prediction: in between →").count() == 1  # the Re-run judged it
+        assert page.get_by_text("Your prediction: clearly above chance, clearly below 100 % →").count() == 1  # the Re-run judged it
         page.wait_for_timeout(1000)
         assert page.get_by_role("button", name="Cancel").count() == 0  # gone with the run it cancelled
         page.locator("table.lab-table").first.wait_for(timeout=60_000)  # the results' first section

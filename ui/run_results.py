@@ -73,6 +73,8 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
 def behaviour_table(result: RunResult, v: dict[str, Verdict]) -> None:
     """Per model: the verdict on the test set (its distinct images), over every unseen centre of the map, and
     what it answered: an accuracy at chance can hide one answer given to every image."""
+    if not v:  # every seed diverged: nothing was answered
+        return
     unseen = verdicts(result, {m: model_figures.label(m) for m in result.config.models}, "unseen map")
     rows = {}
     for m, verdict in v.items():

@@ -85,7 +85,12 @@ def config_from(base: GeneralizationConfig, controls: Sequence[Control], values:
 
 
 def add_options(parser: argparse.ArgumentParser, controls: Sequence[Control]) -> None:
-    """One command-line option per control, typed from the lesson's value."""
+    """One command-line option per control, typed from the lesson's value; a flag declared twice is refused,
+    naming it (argparse's own "conflicting option string" would break every subcommand at once)."""
+    flags = [c.flag for c in controls]
+    twice = sorted({f for f in flags if flags.count(f) > 1})
+    if twice:
+        raise ValueError(f"flags declared by more than one control: {twice}")
     for c in controls:
         sample = c.options[0] if c.options else c.bounds[0]
         kind = type(sample[0] if isinstance(sample, tuple) else sample)

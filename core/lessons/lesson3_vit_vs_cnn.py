@@ -23,7 +23,7 @@ from core.engine.verdict import Verdict, distinct_test_images, verdicts
 from core.lessons.controls import Control
 from core.lessons.exercise import Answer, Exercise
 from core.lessons.model_cards import label
-from core.models.model_config import GLOBAL_POOLS, POS_EMBEDS, ModelConfig
+from core.models.model_config import ATTN_IMPLS, GLOBAL_POOLS, POS_EMBEDS, ModelConfig
 from core.models.registry import REGISTRY, spec
 
 PRESETS: dict[str, GeneralizationConfig] = {
@@ -99,6 +99,13 @@ CONTROLS: tuple[Control, ...] = (
             from_config=len, cli_nargs="+", cli_to_config=tuple, cli_help="the seeds themselves, e.g. 0 1 2"),
 )
 
+# Settings the command line offers beyond the form (the page keeps the lesson's): declared like the form's, so
+# ``python -m core generalization`` builds its flags from both and no flag is written twice
+CLI_CONTROLS: tuple[Control, ...] = (
+    Control("image_size", "data.img_size", "Image size (pixels)", "slider", bounds=(8, 64)),
+    Control("data_seed", "data.data_seed", "Data seed (the lesson's images: 1)", "slider", bounds=(0, 2**32 - 1)),
+    Control("attn_impl", "model.attn_impl", "Attention implementation", "selectbox", ATTN_IMPLS),
+)
 
 Lookup = Callable[[GeneralizationConfig], "RunResult | None"]
 # every lesson-3 exercise offers the same four outcomes, in this order, mapped from the verdict's band

@@ -68,6 +68,13 @@ CONTROLS: tuple[Control, ...] = (
     Control("bench_epochs", "train.epochs", "Epochs (full-batch Adam steps)", "slider", bounds=(50, 400, 10),
             flag_name="--epochs"),
 )
+# What `python -m core remedies` offers beyond the form: the data-efficiency view's settings
+CLI_CONTROLS: tuple[Control, ...] = (
+    Control("bench_train_range", "data.train_range", "Training centres", "slider", bounds=(3, 12), cli_nargs=2,
+            flag_name="--train-range", cli_help="training centres (the data-efficiency view: 5 5, 5 6, 5 8, 5 10, 5 12)"),
+    Control("bench_n_train", "data.n_train", "Training images", "slider", bounds=(1, 100_000), flag_name="--n-train"),
+    Control("bench_lr", "train.lr", "Learning rate", "select_slider", (1e-3,), flag_name="--lr"),
+)
 
 
 def bench(models: tuple[str, ...] | None = None, seeds: int = len(SEEDS)) -> GeneralizationConfig:

@@ -1,10 +1,11 @@
-"""Each lesson-3 and lesson-4 control is declared once and reaches all four places: the form's widget (under
+"""Each control of lessons 3, 4 and 5 is declared once and reaches all four places: the form's widget (under
 its URL key), the config field it sets, and the command line's flag, which sets the same field."""
 
 import pytest
 
 from core.cli import build_parser
 from core.lessons import lesson4_fixing_the_vit as lesson4
+from core.lessons import lesson5_real_handwriting as lesson5
 from core.lessons.controls import config_from, config_from_args
 from core.lessons.lesson3_vit_vs_cnn import CONTROLS, LESSON
 from core.models.registry import REGISTRY
@@ -64,6 +65,19 @@ def test_a_bench_control_sets_its_field_from_the_form_and_from_the_command_line(
     assert config_from_args(lesson4.BENCH, lesson4.CONTROLS, args) == from_form
 
 
+@pytest.mark.parametrize("c", lesson5.CONTROLS, ids=lambda c: c.key)
+def test_a_digits_control_sets_its_field_from_the_form_and_from_the_command_line(c):
+    value = other_value(c, lesson5.DIGITS)
+    if c.key == "digits_train_range":
+        value = (6, 11)
+    if c.key == "digits_test_range":
+        value = (4, 4)
+    from_form = config_from(lesson5.DIGITS, lesson5.CONTROLS, {c.key: value})
+    assert field(from_form, c.field) != field(lesson5.DIGITS, c.field), f"{c.key} did not reach {c.field}"
+    args = build_parser().parse_args(["digits", *cli_words(c, value)])
+    assert config_from_args(lesson5.DIGITS, lesson5.CONTROLS, args) == from_form
+
+
 def test_the_bench_controls_keep_the_benchs_rules():
     with pytest.raises(ValueError, match="seeds must be in 1..10, got 11"):
         config_from(lesson4.BENCH, lesson4.CONTROLS, {"bench_seeds": 11})
@@ -71,7 +85,7 @@ def test_the_bench_controls_keep_the_benchs_rules():
         config_from(lesson4.BENCH, lesson4.CONTROLS, {"bench_models": ["vit-config"]})
 
 
-@pytest.mark.parametrize("controls", [CONTROLS, lesson4.CONTROLS], ids=["lesson3", "lesson4"])
+@pytest.mark.parametrize("controls", [CONTROLS, lesson4.CONTROLS, lesson5.CONTROLS], ids=["lesson3", "lesson4", "lesson5"])
 def test_every_control_has_its_own_key_and_flag(controls):
     assert len({c.key for c in controls}) == len({c.flag for c in controls}) == len(controls)
 

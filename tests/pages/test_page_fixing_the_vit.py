@@ -21,13 +21,14 @@ def test_results_wait_for_a_prediction_then_compare_with_it():
     reveal(at)
     assert_clean(at)
     assert any("precomputed and shipped" in c.value for c in at.caption)  # instant: the shipped bench
-    verdict = next(md.value for md in at.markdown if md.value.startswith("**Your prediction against the bench."))
-    assert "Right:" in verdict and "Not picked, but it worked:" in verdict
+    verdict = next(md.value for md in at.markdown if md.value.startswith("**Your prediction against the bench**"))
+    assert "Right:" in verdict and "Not picked, but above chance:" in verdict
     assert "**ViT + random shifts**" in verdict  # each name in bold: names with commas stay apart
     table = at.dataframe[0].value
-    assert len(table) == 16 and {"test (unseen)", "95 % interval", "parameters", "seconds per seed"} <= set(table)
+    assert len(table) == 16 and {"every unseen centre of the map", "95 % interval", "parameters",
+                                 "seconds per seed"} <= set(table)
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
-    assert any("baseline every remedy" in n for n in notes) and any("CNN can lose too: **CNN, flatten + linear head**" in n for n in notes)
+    assert any("baseline every remedy" in n for n in notes) and any("CNNs as good as the best" in n for n in notes)
     assert len(all_charts(at)) >= 3 + 6  # ranking, the maps (one figure), data efficiency, and inside the models
 
 

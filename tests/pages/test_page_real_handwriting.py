@@ -1,6 +1,6 @@
 """Lesson 5's page: real digits, predict first, the shipped runs at once, a small setting trained live, links."""
 
-from tests.apptest_helpers import assert_clean, open_section, page, tables
+from tests.apptest_helpers import PER_SEED, assert_clean, open_section, page, tables
 
 PAGE = "pages/5_Real_handwriting.py"
 
@@ -17,7 +17,7 @@ def test_opens_on_real_digits_and_shows_nothing_before_a_prediction():
     split = at.get("plotly_chart")
     assert len(split) == 1 and "handwritten digits" in split[0].proto.spec and not at.metric and not at.dataframe
     assert any("prediction" in i.value for i in at.info)
-    at.radio(key="digits_predict").set_value("Not distinguishable from chance, or worse").run()
+    at.radio(key="digits_predict").set_value("At chance, or below it").run()
     next(b for b in at.button if b.label == "Check it against the result").click().run()
     assert_clean(at)
     assert any("shipped with the app" in c.value for c in at.caption)  # instant: the shipped run, 7 models
@@ -27,7 +27,7 @@ def test_opens_on_real_digits_and_shows_nothing_before_a_prediction():
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
     assert any(n.startswith("- Chance is 10 % (10 classes)") for n in notes)
     assert any("training** centres against the **test** centres" in n for n in notes)
-    assert any("Against the toy: lesson 3's ViT" in n for n in notes)
+    assert any("Against the toy, over every unseen centre of the map: lesson 3's ViT" in n for n in notes)
 
 
 def test_the_per_seed_results_are_a_static_table_with_a_row_per_model():
@@ -35,7 +35,7 @@ def test_the_per_seed_results_are_a_static_table_with_a_row_per_model():
     open_section(at, "Per-seed results")
     assert_clean(at)
     assert not at.dataframe  # no data grid to load: a real table
-    table = tables(at)[0]
+    table = tables(at, PER_SEED)[0]
     assert len(table) == 7 and table.index[0] == "ViT (lesson)"
     assert all(len(seeds.split(", ")) == 5 for seeds in table["test, each seed"])  # the 5 seeds of the run
     assert table["test (mean)"].iloc[0].endswith("%") and "–" in table["test, 95 % interval"].iloc[0]
@@ -98,6 +98,6 @@ def test_a_link_opens_its_setting():
 def test_draw_your_own_on_real_digits():
     at = skip(page(PAGE, timeout=60, query={"digits_view": "Draw your own"}))
     assert_clean(at)
-    table = tables(at)[0]
+    table = tables(at, "Every model's answer to your drawing, every seed")[0]
     assert len(table) == 7 and list(table.columns) == [f"seed {s}" for s in range(5)]
     assert at.radio(key="digits_draw_class").options == [str(d) for d in range(10)]
