@@ -32,8 +32,9 @@ LESSONS: tuple[Lesson, ...] = (
            "class output stays put. Add learned or sinusoidal positions and the symmetry breaks.", 5, "symmetry", 3),
     Lesson("pages/3_ViT_vs_CNN.py", "ViT vs CNN", "⚖️",
            "Train both on plus-vs-circle images at some positions, test at unseen ones. Which one still tells a "
-           "plus from a circle there? Predict, then see; then run the lesson's exercises: more data, smaller "
-           "patches, a CNN stem.", 1, "vit-vs-cnn", 3),
+           "plus from a circle there? Predict, then see; then test the notebook's explanation: what the test "
+           "asks, the position table's size, a 1-pixel against a one-patch move; and run its exercises.", 1,
+           "vit-vs-cnn", 3),
     Lesson("pages/4_Fixing_the_ViT.py", "Fixing the ViT", "🩹",
            "Remedies from the literature (random shifts, 2-D or relative positions, overlapping or shifted "
            "patches, locality attention, pooling), five seeds each, and CNNs with parts taken away. Predict which "

@@ -8,13 +8,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.engine.behaviour import split_structure
 from core.engine.results import RunResult
 from core.engine.verdict import verdicts
 from core.inspect.equivariance import shift_responses
 from core.inspect.position_scale import scales
 from core.inspect.trained_model import run_data, shared_model, untrained_model
 from core.lessons.lesson4_fixing_the_vit import BENCH
-from core.lessons.what_broke import scale_notes, scale_points, shift_notes, split_structure
+from core.lessons.what_broke import scale_notes, scale_points, shift_notes
 from ui.figures import model_figures
 from ui.glossary import term
 from ui.results_store import run_id

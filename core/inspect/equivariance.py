@@ -67,6 +67,7 @@ def patch_tokens(model: nn.Module, x: torch.Tensor) -> torch.Tensor | None:
 def token_set_change(a: torch.Tensor, b: torch.Tensor) -> float:
     """How far the tokens of ``b`` are from the *set* of tokens of ``a`` (each to its nearest, in any order),
     relative to the tokens' mean norm: 0 when ``b``'s tokens are ``a``'s, reordered."""
+    a, b = a.detach(), b.detach()
     nearest = torch.cdist(b, a).amin(dim=-1)  # (B, N): each of b's tokens to its nearest token of a
     return float(nearest.mean() / a.norm(dim=-1).mean().clamp_min(1e-12))
 

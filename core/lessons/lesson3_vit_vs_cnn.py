@@ -43,7 +43,8 @@ PRESET_NOTES = {
     "exercise-1": "Exercise 1: ten times the data (3000 training images) at the same positions.",
     "exercise-2": "Exercise 2: finer 2x2 patches, 64 tokens instead of 16.",
     "exercise-3": "Exercise 3: a hybrid whose transformer reads a small CNN's feature map.",
-    "mlp": "The notebook's comparison: Lesson 33's flatten MLP beside the ViT and the CNN, on the same split.",
+    "mlp": "The notebook's comparison: the flatten-based MLP it says the ViT stands in for, beside the ViT and the "
+           "CNN, on the same split.",
     "tiny": "A small, fast setting (seconds): a one-layer ViT that still fits its training images and still fails at unseen positions.",
 }
 

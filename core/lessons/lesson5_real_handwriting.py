@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from core.data.position_split import DataConfig
+from core.engine.behaviour import split_structure
 from core.engine.results import RunResult, mean_grid, summary
 from core.engine.run_config import LESSON, GeneralizationConfig, TrainConfig
 from core.engine.verdict import BANDS, Verdict, difference, verdicts
@@ -198,6 +199,8 @@ def notes(result: RunResult, shapes: RunResult | None = None) -> list[str]:
                    + ", ".join(f"{labels[m]} ({acc:.0%} train)" for m, acc in unfit.items())
                    + ". A test score then mixes what the model could not learn with what it could not carry to new places: "
                    "more epochs (or a larger learning rate) before judging it.")
+    out.append(split_structure(cfg.data, cfg.model.patch_size).sentence(cfg.data)
+               + " The same structure as lesson 3's split: lesson 3's *What broke the ViT?* tests it.")
     splits = {m: seen_unseen(result, m) for m in v}
     out.append("Test digits at the **training** centres against the **test** centres (the map; every digit is new to "
                "the models): " + "; ".join(f"{labels[m]} {s.seen:.0%} → {s.unseen:.0%}" for m, s in splits.items())

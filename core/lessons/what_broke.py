@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.data.position_split import DataConfig
 from core.engine.run_config import GeneralizationConfig
 from core.engine.verdict import Interval, accuracy_interval, band_of, distinct_test_images, phrase
 from core.inspect.equivariance import ShiftResponse
@@ -27,38 +26,6 @@ from core.lessons.model_cards import label
 from core.lessons.shipped import load_shipped_rows
 
 SCALE_ROWS = "pos-scale"  # results/pos-scale.json: the α sweep's rows (scripts/precompute)
-
-
-@dataclass(frozen=True)
-class SplitStructure:
-    patch_size: int
-    train_offsets: tuple[int, ...]  # the offsets within a patch (c mod P) the training centres take
-    test_offsets: tuple[int, ...]
-    whole_patch: bool  # every test centre is a training centre moved by a multiple of P (in each coordinate)
-
-    def sentence(self, d: DataConfig) -> str:
-        (a, b), (c, e), P = d.train_range, d.test_range, self.patch_size
-        every = len(self.train_offsets) == P
-        if self.whole_patch:
-            return (f"Every test centre ({c}..{e}) is a training centre ({a}..{b}) moved by a whole number of "
-                    f"{P}-pixel patches, and the training centres take " + ("every" if every else "these")
-                    + f" offset within a patch ({', '.join(map(str, self.train_offsets))}): the test asks only for "
-                    "moves by whole patches. A stride-P patchify turns such a move into the same tokens, reordered "
-                    "(lessons 1 and 2).")
-        return (f"Some test centres ({c}..{e}) sit at offsets within a {P}-pixel patch that no training centre takes "
-                f"(test offsets {', '.join(map(str, self.test_offsets))}; training "
-                f"{', '.join(map(str, self.train_offsets))}): those are moves by part of a patch, which give new "
-                "tokens.")
-
-
-def split_structure(d: DataConfig, patch_size: int) -> SplitStructure:
-    """Which offsets within a patch the split's training and test centres take, and whether every test centre
-    is reached from a training centre by whole patches."""
-    train = range(d.train_range[0], d.train_range[1] + 1)
-    test = range(d.test_range[0], d.test_range[1] + 1)
-    offsets = tuple(sorted({c % patch_size for c in train}))
-    return SplitStructure(patch_size, offsets, tuple(sorted({c % patch_size for c in test})),
-                          all(c % patch_size in offsets for c in test))
 
 
 @dataclass(frozen=True)

@@ -352,3 +352,21 @@ def test_draw_your_own_follows_a_cnn_through_both_of_its_layers():
     assert (at.session_state["vc_drawing"] == data.Xte[3, 0].numpy()).all()
     assert any(c.value.startswith("Test image 3: ") for c in at.caption)
     assert at.radio(key="vc_draw_class").value == LESSON.data.kind.classes[int(data.yte[3])]
+
+
+def test_what_broke_the_vit_asks_a_prediction_before_the_alpha_sweep_then_shows_it_and_the_shift_test():
+    at = reveal(page(PAGE, timeout=60))
+    open_section(at, "What broke the ViT?")
+    assert_clean(at)
+    said = " ".join(md.value for md in at.markdown)
+    assert "moved by a whole number of 4-pixel patches" in said  # what the notebook's test asks
+    charts = len(at.get("plotly_chart"))
+    assert "by the scale α of its table" not in said  # nothing answers the prediction yet (chart titles are text)
+    assert "Answers changed by a move to the right" in said  # the shift test: forward passes
+    at.radio(key="predict_alpha").set_value("Clearly above chance").run()
+    assert_clean(at)
+    assert "by the scale α of its table" in " ".join(md.value for md in at.markdown)
+    assert len(at.get("plotly_chart")) == charts + 1
+    notes = [md.value for md in at.markdown if md.value.startswith("- ")]
+    assert any("this ViT, with this table at this size, does not" in n for n in notes)
+    assert tables(at, "Patch tokens against the position table")[0].loc["ViT (lesson)", "table row"].iloc[0] == "4.00"

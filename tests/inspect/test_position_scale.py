@@ -1,0 +1,22 @@
+"""core/inspect/position_scale.py: the lesson's fixed table has rows of norm sqrt(D/2), larger than its patch
+tokens at the start; a learned table starts 0.02 × random, far smaller."""
+
+import math
+
+from core.data.position_split import make_data
+from core.engine.run_config import LESSON
+from core.inspect.position_scale import scales
+from core.models.model_config import ModelConfig
+from core.models.registry import build
+
+
+def test_the_fixed_table_is_larger_than_the_tokens_and_alpha_scales_it():
+    images = make_data(LESSON.data).Xte
+    s = scales(build("vit", ModelConfig(), 16, 0), images)
+    assert math.isclose(s.table, math.sqrt(32 / 2), rel_tol=1e-6) and s.ratio > 1 and s.inked > s.blank
+    small = scales(build("vit", ModelConfig(pos_scale=0.02), 16, 0), images)
+    assert math.isclose(small.table, 0.02 * s.table, rel_tol=1e-5) and small.inked == s.inked
+    learned = scales(build("vit-learned", ModelConfig(), 16, 0), images)
+    assert learned.ratio < 0.1
+    assert scales(build("cnn", ModelConfig(), 16, 0), images) is None
+    assert scales(build("vit-nopos-avg", ModelConfig(), 16, 0), images).table is None
