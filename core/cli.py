@@ -39,6 +39,16 @@ def _print(obj: dict, as_json: bool) -> None:
             print(f"{key}: {value}")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with its errors as the lab's: one line on stderr naming the value and what is allowed, exit 2
+    (argparse's own prints the whole usage first). ``--help`` still prints the subcommand's own usage."""
+
+    def error(self, message: str):
+        where = self.prog.removeprefix("python -m core").strip()
+        print(f"error: {where + ': ' if where else ''}{message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
 @dataclass(frozen=True)
 class FormCommand:
     """A subcommand that trains what a lesson's form trains: its presets (the first is the default) and its
@@ -333,8 +343,8 @@ def _model_options(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     from core.lessons.controls import add_options
 
-    parser = argparse.ArgumentParser(prog="python -m core", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = OneLineParser(prog="python -m core", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
 
     p = sub.add_parser("patchify", help="conv vs flatten+linear patch embedding on one image",
                        description="Patchify an image and compare the strided-conv and flatten+linear embeddings.")
@@ -453,8 +463,12 @@ def main(argv: list[str] | None = None, process: bool = False) -> int:
     early = _start_workers_early(argv) if process else []
     args = None
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args, unknown = parser.parse_known_args(argv)
         args.early_workers, args.here = early, process
+        if unknown:  # named by the subcommand they were given to, with its own usage on --help
+            commands = next(a for a in parser._actions if a.dest == "command").choices
+            commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
         try:
             result = args.func(args)
         except (ValueError, OSError) as exc:

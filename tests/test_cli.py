@@ -229,3 +229,13 @@ def test_the_position_table_scale_is_a_flag_validated_like_the_form():
     assert form_config(args).model.pos_scale == 0.1
     p = run_cli("generalization", "--pos-scale", "-1")
     assert p.returncode == 2 and "pos_scale must be a number in 0..10" in p.stderr and "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("words", [("generalization", "--frobnicate", "3"), ("generalization", "--epochs", "abc"),
+                                   ("remedies", "--models", "nope"), ("frob",), ("digits", "--preset", "x")])
+def test_every_command_line_error_is_one_line_naming_the_value(words):
+    p = run_cli(*words)
+    assert p.returncode == 2 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert p.stderr.startswith("error: ") and "usage:" not in p.stderr and words[-1] in p.stderr
+    if words[0] == "generalization" and words[1] == "--frobnicate":
+        assert p.stderr.startswith("error: generalization: unrecognized arguments: --frobnicate 3")
