@@ -74,13 +74,47 @@ def start_worker(url: str, log: Path, *extra: str, env: dict | None = None) -> s
 
 
 def stop(proc: subprocess.Popen) -> None:
-    """End a process and everything it started (its session)."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, 9)
-        except ProcessLookupError:
-            pass
+    """End a process and everything it started (its session: started with ``start_new_session``), even when
+    the process itself has ended already and left children behind."""
+    try:
+        os.killpg(proc.pid, 9)
+    except (ProcessLookupError, PermissionError):
+        pass
     proc.wait()
+
+
+SESSION_VARIABLE = "VITLAB_TEST_SESSION"  # set by tests/conftest.py; every process a test starts inherits it
+
+
+def leftover_services(session: str) -> list[str]:
+    """The processes still running that carry ``session`` in their environment (every process a test session
+    started, and what those started): "pid command". Another session's processes are not this one's."""
+    token = f"{SESSION_VARIABLE}={session}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if token not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        if "-m core.engine.worker" in command and _descends_from(int(entry.name), os.getpid()):
+            continue  # this process's own training pool: its workers end with it (core/engine/worker.py)
+        found.append(f"{entry.name} {command[:120]}")
+    return found
+
+
+def _descends_from(pid: int, ancestor: int) -> bool:
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            return False
+    return False
 
 
 def nginx_config(upstreams: list[str], port: int, directory: Path) -> str:
@@ -112,7 +146,7 @@ def nginx_proxy(upstreams: list[str], directory: Path):
     conf = directory / "nginx.conf"
     conf.write_text(nginx_config(upstreams, port, directory))
     proc = subprocess.Popen([NGINX, "-p", str(directory), "-c", str(conf)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.STDOUT)
+                            stderr=subprocess.STDOUT, start_new_session=True)  # its workers in its group: stop() ends all
     url = f"http://127.0.0.1:{port}"
     try:
         import urllib.request
@@ -129,5 +163,4 @@ def nginx_proxy(upstreams: list[str], directory: Path):
                 time.sleep(0.1)
         yield url, directory / "access.log"
     finally:
-        proc.kill()
-        proc.wait()
+        stop(proc)  # the master and its worker processes (a killed master leaves its workers running)

@@ -10,3 +10,29 @@ import tempfile  # noqa: E402
 # Finished runs are archived on disk (core.engine.archive): the tests' servers and pages keep theirs in a folder
 # of this test session, never in the user's ~/.cache/vitlab
 os.environ["VITLAB_DATA_DIR"] = tempfile.mkdtemp(prefix="vitlab-test-data-")
+
+
+import time  # noqa: E402
+import uuid  # noqa: E402
+
+# Every process a test starts inherits this: at the end, any still running is a service a test left behind
+SESSION = os.environ.setdefault("VITLAB_TEST_SESSION", uuid.uuid4().hex)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Every process a test started (redis-server, nginx and its workers, ``python -m core worker``, a Streamlit
+    server, a pool's training worker) ends with its test: one still running now fails the suite, named, and is
+    ended."""
+    from support.services import leftover_services
+
+    deadline = time.monotonic() + 10  # a process being stopped gets a moment to go
+    while (left := leftover_services(SESSION)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    if left:
+        for line in left:
+            try:
+                os.kill(int(line.split()[0]), 9)
+            except OSError:
+                pass
+        print("\nservices still running after the suite (ended now):\n  " + "\n  ".join(left), file=sys.stderr)
+        session.exitstatus = 1

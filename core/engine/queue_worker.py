@@ -214,13 +214,16 @@ def work(url: str, burst: bool = False) -> int:
         logging.getLogger(name).addHandler(handler)
     worker = LabWorker([Queue(QUEUE, connection=redis, serializer=JSONSerializer)], connection=redis,
                        serializer=JSONSerializer)
-    beating = _every(ALIVE_SECONDS / 3, lambda: beat(redis, worker.name))
+    # The heartbeat on a client of its own: sharing the worker's pool, its commands cut into RQ's blocking wait
+    # for the next job (the worker quit with "Redis connection timeout" after a few idle seconds)
+    beat_redis = connect(url)
+    beating = _every(ALIVE_SECONDS / 3, lambda: beat(beat_redis, worker.name))
     try:
         worker.work(burst=burst, logging_level="INFO", with_scheduler=False)
     finally:
         beating.set()
         try:
-            forget_worker(redis, worker.name)
+            forget_worker(beat_redis, worker.name)
         except RedisError:
             pass
     return worker.jobs

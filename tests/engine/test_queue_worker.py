@@ -85,3 +85,27 @@ def test_a_job_s_arguments_are_the_page_s_validated_setting(args, message):
     with pytest.raises(JobRefused, match=message):
         job_arguments(*args)
     assert job_arguments(SMALL.to_json(), 5, code_fingerprint()) == (SMALL, 5)
+
+
+def test_an_idle_worker_keeps_waiting_and_beating_then_takes_a_late_job(redis_url, tmp_path):
+    """The heartbeat must not cut into RQ's blocking wait for the next job (it did: the worker quit with "Redis
+    connection timeout" after a few idle seconds)."""
+    import time
+
+    from core.engine import queue_redis
+    from support.services import start_worker, stop
+
+    redis = connect(redis_url)
+    redis.flushdb()
+    proc = start_worker(redis_url, tmp_path / "idle.log", env={"VITLAB_ALIVE_SECONDS": "3"})
+    try:
+        time.sleep(8)  # idle, beating every second
+        assert proc.poll() is None and queue_redis.live_workers(redis) == 1, (tmp_path / "idle.log").read_text()
+        job = Queue(QUEUE, connection=redis, serializer=JSONSerializer).enqueue_call(
+            ENTRY, args=(SMALL.to_json(), 0, code_fingerprint()))
+        deadline = time.monotonic() + 60
+        while job.get_status(refresh=True) != JobStatus.FINISHED:
+            assert time.monotonic() < deadline, (tmp_path / "idle.log").read_text()[-2000:]
+            time.sleep(0.2)
+    finally:
+        stop(proc)

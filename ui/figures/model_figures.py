@@ -270,10 +270,12 @@ def scale_figure(alphas: list[float], means: list[float], los: list[float], his:
                              hovertemplate="α = %{x}: a seed at %{y:.1%}<extra></extra>"))
     fig.add_hline(y=chance, line=dict(dash="dot", color="#6b7280"), annotation_text="chance",
                   annotation_position="bottom right")
-    fig.update_layout(title=title, height=height, legend=dict(orientation="h", y=-0.3),
+    foot = legend_foot(2, 60)  # the ticks and the axis title, then the legend in a margin of its own
+    fig.update_layout(title=title, height=height - 10 + foot, legend=dict(orientation="h", yref="container", y=0,
+                                                                          yanchor="bottom"),
                       yaxis=dict(range=[0, 1.05], tickformat=".0%", title="test accuracy"),
                       xaxis=dict(type="category", title="scale α of the fixed 1-D table (1: the notebook's)"),
-                      margin=dict(l=10, r=10, t=40, b=10))
+                      margin=dict(l=10, r=10, t=40, b=foot))
     return fig
 
 
@@ -286,7 +288,9 @@ def shift_figure(models: list[str], one: list[float], patch: list[float], patch_
                              marker_pattern_shape=pattern, text=[f"{v:.0%}" for v in values], textposition="outside",
                              textfont=dict(color="#111827"),
                              hovertemplate="%{y}: " + name + " changes %{x:.0%} of the answers<extra></extra>"))
-    fig.update_layout(title=title, barmode="group", height=140 + 48 * len(models), legend=dict(orientation="h", y=-0.2),
+    foot = legend_foot(2, 60)  # the ticks and the axis title, then the legend in a margin of its own
+    fig.update_layout(title=title, barmode="group", height=90 + 48 * len(models) + foot,
+                      legend=dict(orientation="h", yref="container", y=0, yanchor="bottom"),
                       xaxis=dict(range=[0, 1.1], tickformat=".0%", title="answers changed"),
-                      yaxis=dict(autorange="reversed"), margin=dict(l=10, r=10, t=40, b=10))
+                      yaxis=dict(autorange="reversed"), margin=dict(l=10, r=10, t=40, b=foot))
     return fig
