@@ -90,7 +90,7 @@ def presets() -> None:
 def exercises(store) -> None:
     def do(ex) -> None:
         st.button(f"Fill the form with {ex.preset}", key=f"do_{ex.key}", on_click=load_preset,
-                  args=(CONTROLS, PRESETS[ex.preset]), help=f"{PRESET_NOTES[ex.preset]} Then press Run below.")
+                  args=(CONTROLS, PRESETS[ex.preset]), help=f"{PRESET_NOTES[ex.preset]} Then press Run in the form above.")
 
     exercise_panel("vit-vs-cnn", EXERCISES, (store.get,), do)
 
@@ -125,11 +125,32 @@ def sweeps(form_cfg: GeneralizationConfig | None) -> None:
         st.download_button("Sweep results (CSV)", lambda: rows_csv(rows), "vit_vs_cnn_sweep.csv", "text/csv")
 
 
+def show_results(cfg: GeneralizationConfig, result: RunResult, form_cfg: GeneralizationConfig | None, store) -> None:
+    changed_since(CONTROLS, form_cfg, cfg)
+    results_header(cfg, result, judged()[cfg])
+    # The first section holds no chart: a page's first Plotly chart makes the browser load and evaluate Plotly's
+    # module, the larger part of this page's first draw (docs/performance.md). The
+    # verdict is in the numbers above and the table; the charts are one click away.
+    sections("results_view", {
+        "Per-seed results": lambda: per_seed_table(cfg, result),
+        "Accuracy and curves": lambda: accuracy_and_curves(result),
+        "Generalization map": lambda: generalization_maps(cfg, result),
+        "Misclassified test images": lambda: misclassified(cfg, result),
+        "Look inside the models": lambda: look_inside(result, "vc_"),
+        "Draw your own": lambda: draw_your_own(result, "vc_"),
+        "What broke the ViT?": lambda: what_broke(result, store.get),
+    })
+    what_to_notice(result)
+    load_models_ahead(result)  # for the first click into Look inside or Draw your own
+
+
 # ---------------------------------------------------------------- the page
 def main() -> None:
     intro()
     store = result_store()
     picture, prediction_box = st.columns([3, 2])  # the first screen: the experiment as a picture, the prediction
+    # the results, once predicted, right below the prediction: where the learner looks, not below the form
+    results_area = st.container()
     presets()
     submitted = form()
     curve = live_curve_toggle()
@@ -150,23 +171,9 @@ def main() -> None:
                                     [c.key for c in CONTROLS])
     with prediction_box:
         revealed = predict(cfg, result)
-    if ready_to_show(result, revealed):
-        changed_since(CONTROLS, form_cfg, cfg)
-        results_header(cfg, result, judged()[cfg])
-        # The first section holds no chart: a page's first Plotly chart makes the browser load and evaluate Plotly's
-        # module, the larger part of this page's first draw (docs/performance.md). The
-        # verdict is in the numbers above and the table; the charts are one click away.
-        sections("results_view", {
-            "Per-seed results": lambda: per_seed_table(cfg, result),
-            "Accuracy and curves": lambda: accuracy_and_curves(result),
-            "Generalization map": lambda: generalization_maps(cfg, result),
-            "Misclassified test images": lambda: misclassified(cfg, result),
-            "Look inside the models": lambda: look_inside(result, "vc_"),
-            "Draw your own": lambda: draw_your_own(result, "vc_"),
-            "What broke the ViT?": lambda: what_broke(result, store.get),
-        })
-        what_to_notice(result)
-        load_models_ahead(result)  # for the first click into Look inside or Draw your own
+    with results_area:
+        if ready_to_show(result, revealed):
+            show_results(cfg, result, form_cfg, store)
     background(BACKGROUND)
     exercises(store)
     sweeps(form_cfg)

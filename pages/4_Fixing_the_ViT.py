@@ -203,15 +203,17 @@ def main() -> None:
         the_split(BENCH)
     with prediction_box:
         picked = predict()
+    results_area = st.container()  # the results, once predicted, right below the prediction
     cards()
     cfg, pressed = controls()
     curve = live_curve_toggle()
     result = None if cfg is None else choose_run(store, cfg, pressed, curve)
     if result is not None:
-        if picked is None:
-            st.info("Make your prediction above (or skip it) to see the results.")
-        else:
-            show(cfg, result, picked)
+        with results_area:
+            if picked is None:
+                st.info("Make your prediction above (or skip it) to see the results.")
+            else:
+                show(cfg, result, picked)
     link = share_link()
     if result is not None and picked is not None:
         st.download_button("Per-seed results (CSV, with the link)", lambda: results_csv(result, link),

@@ -108,6 +108,7 @@ def main() -> None:
     intro()
     store = result_store()
     picture, prediction_box = st.columns([3, 2])  # the first screen: real digits at seen and unseen centres
+    results_area = st.container()  # the results, once predicted, right below the prediction
     st.subheader("Presets")
     st.caption("A preset fills the form; press **Run** to see its result (at once for *ten digits* and *0 vs 1*, "
                "which ship precomputed).")
@@ -140,9 +141,10 @@ def main() -> None:
     with prediction_box:
         revealed = predict_first(cfg, result, f"At the {term('seen and unseen positions', 'unseen positions')}, on "
                                  "digits it never saw, the lesson's ViT will score…", PREDICTIONS, "digits_predict")
-    if ready_to_show(result, revealed):
-        changed_since(CONTROLS, form_cfg, cfg)
-        results(cfg, result, store)
+    with results_area:
+        if ready_to_show(result, revealed):
+            changed_since(CONTROLS, form_cfg, cfg)
+            results(cfg, result, store)
     background(BACKGROUND)
 
     def do(ex) -> None:

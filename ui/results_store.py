@@ -64,3 +64,8 @@ def run_flights():
 
         return QueueFlights(_redis(), result_store())
     return Flights(result_store())
+
+
+def trains_on_workers() -> bool:
+    """Whether this server's trainings go to ``python -m core worker`` processes (a class's Redis)."""
+    return _redis() is not None

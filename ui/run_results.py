@@ -20,6 +20,7 @@ from core.models.model_config import ModelConfig
 from core.models.registry import build, spec
 from ui.downloads import results_csv, run_json
 from ui.figures import image_figures, model_figures
+from ui.results_store import trains_on_workers
 from ui.widgets import URL, chart, static_table
 
 PREDICTION_WORDS = {"right": "✅ **right**", "possible": "🤔 **not ruled out, not confirmed**: the interval reaches "
@@ -47,7 +48,8 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
                    predictions: dict[str, tuple[str, ...]] = PREDICTIONS) -> None:
     st.subheader("Results")
     origin = ("precomputed with this code and shipped with the app (press *Re-run this setting live* to train it "
-              "now)" if result.origin == "shipped" else "trained on this server")
+              "now)" if result.origin == "shipped" else
+              "trained by a training worker" if trains_on_workers() else "trained on this server")
     d = cfg.data
     st.caption(f"Config: {len(cfg.train.seeds)} seed(s) × {len(cfg.models)} model(s), {d.n_train} training images at "
                f"centres {d.train_range[0]}..{d.train_range[1]}, {d.n_test} test images at {d.test_range[0]}.."

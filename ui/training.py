@@ -231,10 +231,48 @@ def stored_or_trained(store, form_cfg: GeneralizationConfig | None, submitted: b
                                                   "your prediction above is judged against it")
     if rerun:
         judge(cfg, prediction)
+    live = st.session_state.setdefault(f"{prefix}live_runs", {})  # config -> the run this learner watched train
     if (result is None and (submitted or opened_from_link)) or rerun:
         if opened_from_link:
             st.info("This link names a setting this server has not run yet: training it now.")
-        result = train_live(cfg, curve, again=rerun)  # a complete result is in the store already (core.engine.flights)
-        if not result.complete:
-            result = None
+        trained = train_live(cfg, curve, again=rerun)  # a complete result is in the store already (core.engine.flights)
+        result = keep_live(live, cfg, trained) or result
+    if cfg in live:  # a run the learner made stays on screen until they change the form or pick another run
+        stored, (result, when) = result, live[cfg]
+        if stored is not None and stored is not result and stored.origin == "shipped":
+            differs_from_shipped(result, stored, when)
     return cfg, result
+
+
+LIVE_RUNS_KEPT = 3  # a learner's live runs kept in their session (a run with its weights is about 1 MB)
+
+
+def keep_live(live: dict, cfg: GeneralizationConfig, trained: RunResult) -> RunResult | None:
+    """Keep a complete live run in the learner's session (the last LIVE_RUNS_KEPT); None for an incomplete one."""
+    if not trained.complete:
+        return None
+    live.pop(cfg, None)
+    live[cfg] = (trained, time.strftime("%H:%M"))
+    while len(live) > LIVE_RUNS_KEPT:
+        live.pop(next(iter(live)))
+    return trained
+
+
+def differs_from_shipped(live: RunResult, shipped: RunResult, when: str) -> None:
+    """Say which run is shown (the learner's, made at ``when``) and, seed by seed, where it differs from the
+    shipped run of the same setting, with the reason: both are shown, neither replaces the other silently."""
+    old = {(r.model, r.seed): r.test_acc for r in shipped.rows}
+    changed = [(r, old.get((r.model, r.seed))) for r in live.rows if old.get((r.model, r.seed)) != r.test_acc]
+    text = f"Shown: **your live run** of this setting, trained at {when}."
+    if changed:
+        text += (" It differs from the run shipped with the app: " + "; ".join(
+            f"{model_figures.label(r.model)} seed {r.seed}: {_pct(r.test_acc)} here, {_pct(was)} shipped"
+            for r, was in changed) + ". Same code, same seeds: a seed whose training hangs on float rounding can land "
+            "elsewhere on another machine or thread count (docs/performance.md, *Exercise 2 and \"identical\"*).")
+    else:
+        text += " Every seed's test accuracy equals the shipped run's."
+    st.info(text)
+
+
+def _pct(acc: float | None) -> str:
+    return "diverged" if acc is None else f"{acc:.1%}"

@@ -370,3 +370,20 @@ def test_what_broke_the_vit_asks_a_prediction_before_the_alpha_sweep_then_shows_
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
     assert any("this ViT, with this table at this size, does not" in n for n in notes)
     assert tables(at, "Patch tokens against the position table")[0].loc["ViT (lesson)", "table row"].iloc[0] == "4.00"
+
+
+def test_a_live_run_stays_on_screen_beside_the_shipped_one_until_the_form_changes():
+    at = reveal(page(PAGE, timeout=120))
+    shipped = {m.label: m.value for m in at.metric}
+    at.button(key="rerun").click().run()
+    reveal(at)  # a re-run judges the prediction made before it: skipped here, so skip again
+    assert_clean(at)
+    live = {m.label: m.value for m in at.metric}
+    assert set(live) == set(shipped)
+    for view in ("Accuracy and curves", "Per-seed results"):  # clicking around keeps the learner's run
+        open_section(at, view)
+        assert_clean(at)
+        assert {m.label: m.value for m in at.metric} == live
+        said = [i.value for i in at.info if i.value.startswith("Shown: **your live run**")]
+        assert said and ("differs from the run shipped" in said[0]) == (live != shipped)
+        assert not any("precomputed with this code" in c.value for c in at.caption)
