@@ -1,6 +1,6 @@
-# One ViT Lab replica: the app, its shipped preset results and nothing else (no shared state between
-# replicas: each keeps its own result store; the presets ship inside the image). See README, "A class
-# that outgrows one container".
+# One ViT Lab replica: the app and its shipped results. Replicas share finished runs and training workers only
+# through a Redis (VITLAB_REDIS_URL); without one each keeps its own runs. See README, "Hosting for a class",
+# and deploy/nginx.conf for the proxy in front of them.
 FROM python:3.12-slim
 WORKDIR /app
 COPY requirements.txt .

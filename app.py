@@ -44,7 +44,9 @@ st.markdown(
 finding()
 
 st.subheader("The lessons")
-for col, (number, lesson) in zip(st.columns(len(LESSONS)), enumerate(LESSONS, start=1), strict=True):
+CARDS_PER_ROW = 3  # five side by side cut their titles ("2 · Permutation symme") at 1400 px
+cards = [col for start in range(0, len(LESSONS), CARDS_PER_ROW) for col in st.columns(CARDS_PER_ROW)]
+for col, (number, lesson) in zip(cards, enumerate(LESSONS, start=1), strict=False):
     with col:
         st.page_link(lesson.page, label=f"{number} · {lesson.title}", icon=lesson.icon)
         st.markdown(lesson.blurb)

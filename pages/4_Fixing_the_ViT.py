@@ -91,9 +91,9 @@ def predict() -> list[str] | None:
     with st.form("bench_predict"):
         st.multiselect("Which will be **above chance** (the whole 95 % interval above it) at the unseen centres?",
                        REMEDIES, format_func=model_figures.label, key="bench_pick", wrap=True)
-        c1, c2 = st.columns(2)
-        reveal = c1.form_submit_button("Reveal the results", type="primary")
-        skip = c2.form_submit_button("Show them without predicting")
+        # one above the other, full width: side by side in the narrow column their labels were cut
+        reveal = st.form_submit_button("Reveal the results", type="primary", width="stretch")
+        skip = st.form_submit_button("Show them without predicting", width="stretch")
     if reveal or skip:
         st.session_state.bench_revealed = True
         st.session_state.bench_prediction = list(st.session_state.get("bench_pick", [])) if reveal else []

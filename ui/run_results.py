@@ -63,7 +63,9 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
         m = transformers[0]
         st.markdown(f"**Your prediction:** {prediction} → {PREDICTION_WORDS[judge_prediction(prediction, v[m], predictions)]}. "
                     f"{model_figures.label(m)}: {v[m].text}.")
-    for col, (m, verdict) in zip(st.columns(max(1, len(v))), v.items(), strict=False):
+    per_row = 3  # more side by side cut every model's name and interval at 1400 px (lesson 5 has seven)
+    columns = [col for start in range(0, len(v), per_row) for col in st.columns(per_row)]
+    for col, (m, verdict) in zip(columns, v.items(), strict=False):
         iv = verdict.interval
         col.metric(f"{model_figures.label(m)} · test (unseen)", f"{iv.mean:.1%}", delta=f"95 % interval {iv.lo:.0%}–{iv.hi:.0%}",
                    delta_color="off", delta_arrow="off",

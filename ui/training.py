@@ -187,11 +187,12 @@ def predict_first(cfg: GeneralizationConfig, result: RunResult | None, question:
     if result is None:
         st.caption("Then press **Run** below: your pick is judged against the run.")
         return False
-    c1, c2 = st.columns(2)
-    if c1.button("Check it against the result", key=f"{prediction_key}_check", type="primary", disabled=choice is None):
+    # one above the other, each as wide as the box: side by side in a narrow column their labels were cut
+    if st.button("Check it against the result", key=f"{prediction_key}_check", type="primary", disabled=choice is None,
+                 width="stretch"):
         done[cfg] = choice
         st.rerun()
-    if c2.button("Show the result without predicting", key=f"{prediction_key}_skip"):
+    if st.button("Show the result without predicting", key=f"{prediction_key}_skip", width="stretch"):
         done[cfg] = None
         st.rerun()
     return False

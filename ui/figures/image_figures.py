@@ -121,7 +121,14 @@ def small_maps_figure(maps: np.ndarray, titles: list[str], title: str, cols: int
     return mosaic_figure(maps, titles, title, cols, height_per_row - TITLE_PX, colorscale, zmin, zmax, hover)
 
 
-def image_with_map(image: np.ndarray, grid: np.ndarray, title: str, colorscale: str = "Inferno") -> go.Figure:
+# Over the picture at MAP_OPACITY: a single-hue scale from light to dark, so that blended with what lies beneath
+# (and in the colour bar, over white) a lower value always reads lighter. Inferno at 0.6 showed its lowest values as
+# light lavender above near-black low-middle ones (tests/ui/figures/test_figures.py checks the lightness)
+MAP_SCALE = "YlOrRd"
+MAP_OPACITY = 0.6
+
+
+def image_with_map(image: np.ndarray, grid: np.ndarray, title: str, colorscale: str = MAP_SCALE) -> go.Figure:
     """A grey (H, W) image with a (G, G) map over it, each cell covering its patch: where attention goes,
     on the picture itself. Hover gives each patch's value."""
     H, W = image.shape
@@ -130,7 +137,7 @@ def image_with_map(image: np.ndarray, grid: np.ndarray, title: str, colorscale: 
     cells = np.kron(np.asarray(grid, dtype=np.float64), np.ones((P, P)))  # (H, W): each patch's value on its pixels
     fig = go.Figure([
         go.Heatmap(z=image, colorscale="gray", zmin=0, zmax=1, showscale=False, hoverinfo="skip", name="image"),
-        go.Heatmap(z=cells, colorscale=colorscale, opacity=0.6, zmin=0, name="attention",
+        go.Heatmap(z=cells, colorscale=colorscale, opacity=MAP_OPACITY, zmin=0, name="attention",
                    customdata=np.kron(np.arange(G * G).reshape(G, G), np.ones((P, P), dtype=int)),
                    hovertemplate="patch %{customdata}: %{z:.3f}<extra></extra>", colorbar=dict(thickness=12))])
     fig.add_shape(type="rect", x0=-0.5, x1=W - 0.5, y0=-0.5, y1=H - 0.5, line=dict(color="#6b7280", width=1))

@@ -156,3 +156,35 @@ def test_fixed_margins_leave_automargin_where_labels_may_be_turned():
     # sixteen "layer l, head h" categories along x: Plotly turns them when they crowd, to a height unknown here
     bars = fixed_margins(model_figures.distance_bars(np.ones((4, 4)), np.ones((4, 4)), "d"))
     assert bars.layout.xaxis.automargin is True and bars.layout.yaxis.automargin is False
+
+
+def _lightness(color: str) -> float:
+    """CIE L* of an "rgb(r, g, b)" or "#rrggbb" colour."""
+    import re
+
+    if color.startswith("#"):
+        rgb = [int(color[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    else:
+        rgb = [float(v) / 255 for v in re.findall(r"[\d.]+", color)[:3]]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    y = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    return 116 * (y ** (1 / 3) if y > 216 / 24389 else (24389 / 27 * y + 16) / 116) - 16
+
+
+def test_the_map_over_a_picture_reads_lighter_for_lower_values_even_blended():
+    """The rollout's scale, blended at its opacity over white (its colour bar) and over black (ink): a lower
+    value is never darker than a higher one."""
+    import plotly.colors as pc
+
+    from ui.figures.image_figures import MAP_OPACITY, MAP_SCALE
+
+    stops = pc.get_colorscale(MAP_SCALE)
+    for under in (255, 0):
+        blended = []
+        for _, c in stops:
+            rgb = pc.unlabel_rgb(pc.convert_colors_to_same_type([c], "rgb")[0][0])
+            mix = [MAP_OPACITY * v + (1 - MAP_OPACITY) * under for v in rgb]
+            blended.append(_lightness(f"rgb({mix[0]}, {mix[1]}, {mix[2]})"))
+        assert all(a >= b - 1e-9 for a, b in zip(blended, blended[1:], strict=False)), (under, blended)
+    inferno = [_lightness(pc.convert_colors_to_same_type([c], "rgb")[0][0]) for _, c in pc.get_colorscale("Inferno")]
+    assert inferno[0] < inferno[-1]  # the old scale ran dark to light: with opacity over white it was not monotonic
