@@ -183,3 +183,11 @@ def test_what_to_notice_is_read_from_the_numbers():
     assert "1/17 = 0.059" in att
     no_pos = shuffle_notes(replace(cfg, pos_embed="none"), "reversal", shuffle(replace(cfg, pos_embed="none"), "reversal"))
     assert "**no position table**" in no_pos[1]
+
+
+def test_a_model_without_positions_is_not_said_to_have_positions_that_break_the_symmetry():
+    from core.lessons.lesson2_symmetry import SymmetryConfig, verify
+
+    claims = verify(SymmetryConfig(pos_embed="none"))
+    said = " ".join(c.claim for c in claims)
+    assert "none positions break" not in said and "only the first half is tested" in said
