@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping
 
 from redis import Redis
 from redis.exceptions import AuthenticationError, RedisError, ResponseError
@@ -32,10 +31,9 @@ WORKERS = "vitlab:workers"  # sorted set: worker name -> its last heartbeat, by 
 START_WORKER = "`python -m core worker` with this server's VITLAB_REDIS_URL"
 
 
-def redis_url(fallback: Mapping | None = None) -> str | None:
-    """The Redis the replicas share: the environment's ``VITLAB_REDIS_URL``, else ``fallback``'s (Streamlit's
-    secrets, for a page), else None (the server runs alone)."""
-    return os.environ.get(URL_VARIABLE) or (fallback or {}).get(URL_VARIABLE) or None
+def redis_url() -> str | None:
+    """The Redis the replicas and workers share (``VITLAB_REDIS_URL``), or None: the server runs alone."""
+    return os.environ.get(URL_VARIABLE) or None
 
 
 def connect(url: str) -> Redis:
@@ -58,13 +56,13 @@ class QueueUnreachable(OSError):
     """Redis cannot be reached, or refused the password: the page says which in one line. ``retry``: whether
     trying again later can help (a Redis down or restarting can come back; a wrong password never will)."""
 
-    def __init__(self, exc: RedisError):
+    def __init__(self, exc: RedisError, what: str = "the training queue", variable: str = URL_VARIABLE):
         self.retry = not refused_password(exc)
         if self.retry:
-            super().__init__(f"the training queue (Redis) cannot be reached: {exc}")
+            super().__init__(f"{what} (Redis) cannot be reached: {exc}")
         else:
-            super().__init__(f"the training queue (Redis) refused the password in {URL_VARIABLE} ({exc}): fix the "
-                             "setting and restart the app; trying again will not help")
+            super().__init__(f"{what} (Redis) refused the password in {variable} ({exc}): fix the setting and "
+                             "restart the app; trying again will not help")
 
 
 class Keys:

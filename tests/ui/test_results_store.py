@@ -31,10 +31,12 @@ def restart(tmp_path, monkeypatch):
         from ui import results_store
 
         results_store._redis.clear()
+        results_store._archive_redis.clear()
 
     restart()
     yield restart
     monkeypatch.delenv("VITLAB_REDIS_URL", raising=False)
+    monkeypatch.delenv("VITLAB_ARCHIVE_URL", raising=False)
     restart()
 
 
@@ -106,3 +108,49 @@ def test_a_stored_run_that_is_not_usable_is_said_and_trained_again_never_a_trace
     at.button(key="predict_skip").click().run()
     assert_clean(at)
     assert [m.label for m in at.metric] == ["CNN · test (unseen)"]
+
+
+def test_an_archive_redis_alone_keeps_runs_for_a_fresh_server_and_no_worker_trains(restart, monkeypatch, tmp_path):
+    """A Community Cloud app: no persistent disk, no worker processes. With VITLAB_ARCHIVE_URL only, the page trains
+    in its own process and the run goes to the Redis; a fresh server (another data folder) shows it without
+    training."""
+    from core.engine.queue_redis import connect as connect_redis
+
+    require(REDIS_SERVER)
+    monkeypatch.delenv("VITLAB_REDIS_URL", raising=False)
+    with redis_server(tmp_path, password="cloud-secret") as url:
+        monkeypatch.setenv("VITLAB_ARCHIVE_URL", url)
+        monkeypatch.setenv("VITLAB_DATA_DIR", str(tmp_path / "first"))
+        restart()
+        at = page(PAGE, timeout=180, query=LINK)
+        assert_clean(at)
+        assert isinstance(run_flights(), Flights) and run_flights().started == 1  # trained here, no queue
+        assert isinstance(result_store().archive, RedisArchive) and connect_redis(url).keys("vitlab:run:*")
+        assert not connect_redis(url).keys("rq:*")  # nothing was queued for a worker
+        monkeypatch.setenv("VITLAB_DATA_DIR", str(tmp_path / "second"))  # a woken app: its disk is new
+        restart()
+        at = page(PAGE, timeout=60, query=LINK)
+        assert_clean(at)
+        assert run_flights().started == 0 and not at.get("progress")
+        at.button(key="predict_skip").click().run()
+        assert [m.label for m in at.metric] == ["CNN · test (unseen)"]
+        assert "cloud-secret" not in str(at)
+
+
+def test_an_archive_redis_that_refuses_the_password_costs_one_warning_and_the_page_works(restart, monkeypatch,
+                                                                                       tmp_path, caplog):
+    import logging
+
+    require(REDIS_SERVER)
+    monkeypatch.delenv("VITLAB_REDIS_URL", raising=False)
+    with redis_server(tmp_path, password="right-one") as url:
+        monkeypatch.setenv("VITLAB_ARCHIVE_URL", url.replace("right-one", "wrong-one"))
+        restart()
+        with caplog.at_level(logging.WARNING):
+            at = page(PAGE, timeout=60)
+            at.button(key="predict_skip").click().run()
+        assert_clean(at)
+        warned = [r.getMessage() for r in caplog.records if "kept in memory only" in r.getMessage()]
+        assert len(warned) == 1 and "refused the password in VITLAB_ARCHIVE_URL" in warned[0]
+        assert "wrong-one" not in caplog.text and "right-one" not in caplog.text
+        assert result_store().archive is None and isinstance(run_flights(), Flights)
