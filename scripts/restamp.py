@@ -5,7 +5,8 @@
 For a change that moves the fingerprint but no number (words moved out of the training code, a field whose
 default is the old behaviour): first show that the previous code and this code train bit-identical results on
 one machine (``git worktree add /tmp/before <commit>``, ``python -m scripts.precompute NAME`` in both, then compare
-every row's accuracies, test predictions, map cells, curves and weight bytes), then restamp. A shipped result
+every row's accuracies, test predictions, map cells, curves and weight bytes: ``python -m
+scripts.compare_runs /tmp/before/results NAMES``), then restamp. A shipped result
 keeps the numbers of the machine that made it: a ViT seed can land elsewhere on another host or thread count
 (docs/performance.md), so training again here would change shipped numbers that no code change moved.
 """

@@ -185,7 +185,7 @@ def sweep(result: RunResult, prefix: str, d: np.ndarray, drawn: int) -> None:
     chart(model_figures.maps_grid_figure(s.maps, s.centres, data.train_range, data.test_range,
                                          f"p({classes[drawn]}) with the drawing's centre of mass at each place "
                                          "(blank: the ink would leave the canvas)", cols=2,
-                                         chance=data.kind.chance), key=f"{prefix}draw_sweep_maps")
+                                         chance=data.kind.chance, trained=model_figures.phase_lattice(data)), key=f"{prefix}draw_sweep_maps")
 
 
 @st.fragment

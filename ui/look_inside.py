@@ -83,7 +83,8 @@ def clickable_map(result: RunResult, prefix: str, name: str, shape: str, cx: int
     d = result.config.data
     fig = model_figures.probe_map_figure(position_grid(result, name, shape), list(d.kind.centres(d.img_size)), d.train_range,
                                   d.test_range, (cx, cy), f"{model_figures.label(name)} · {shape}: click a cell to probe it "
-                                  "(red box: probed now)", chance=d.kind.chance)
+                                  "(red box: probed now)", chance=d.kind.chance,
+                                  trained=model_figures.phase_lattice(d))
     plot(fig, st, key=f"{prefix}probe_click", on_select=lambda: _select_cell(prefix))
 
 

@@ -176,7 +176,8 @@ def generalization_maps(cfg: GeneralizationConfig, result: RunResult) -> None:
                 else {"every class": mean_grid(result, m)})
         for col, (title, grid) in zip(st.columns(2), maps.items(), strict=False):
             chart(model_figures.position_map_figure(grid, centres, cfg.data.train_range, cfg.data.test_range,
-                                                    f"{model_figures.label(m)} · {title}", chance=kind.chance), col)
+                                                    f"{model_figures.label(m)} · {title}", chance=kind.chance,
+                                                    trained=model_figures.phase_lattice(cfg.data)), col)
 
 
 def misclassified(cfg: GeneralizationConfig, result: RunResult, prefix: str = "") -> None:
@@ -252,5 +253,6 @@ def maps_grid(cfg: GeneralizationConfig, result: RunResult, v: dict[str, Verdict
         part = {m: grids[m] for m in names[i * per:(i + 1) * per]}
         if part:
             chart(model_figures.maps_grid_figure(part, list(cfg.data.kind.centres(cfg.data.img_size)), cfg.data.train_range,
-                                                 cfg.data.test_range, None, cols=1, colorbar=False, chance=kind.chance),
+                                                 cfg.data.test_range, None, cols=1, colorbar=False, chance=kind.chance,
+                                                 trained=model_figures.phase_lattice(cfg.data)),
                   col, key=f"maps_grid_{i}")

@@ -14,14 +14,17 @@ from core.engine.verdict import verdicts
 from core.inspect.equivariance import shift_responses
 from core.inspect.position_scale import scales
 from core.inspect.trained_model import run_data, shared_model, untrained_model
+from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from core.lessons.lesson4_fixing_the_vit import BENCH
-from core.lessons.what_broke import scale_notes, scale_points, shift_notes
+from core.lessons.what_broke import scale_notes, scale_points, shift_notes, split_notes, split_rows
 from ui.figures import model_figures
 from ui.glossary import term
 from ui.results_store import run_id
 from ui.widgets import bullets, chart, static_table
 
 ALPHA_OPTIONS = ("Near chance, as at α = 1", "Clearly above chance", "Clearly below chance")
+SPLIT_OPTIONS = ("Both stay near their whole-patch accuracy", "The CNN holds, the ViT drops",
+                 "The ViT holds, the CNN drops", "Both drop")
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -93,3 +96,24 @@ def what_broke(result: RunResult, lookup) -> None:
         patch = [float(np.mean([r.answer_changed for r in trained if r.model == m and r.pixels == P])) for m in models]
         chart(model_figures.shift_figure(models, one, patch, P, f"Answers changed by a move to the right (seed {seed})"))
     bullets(shift_notes(responses, P))
+
+    st.markdown(f"**4 · A move by part of a patch.** The notebook's test asks only for whole-patch moves. The *phase "
+                "split* trains the same seven models only at centres whose offset within a 4-pixel patch is 0, 1 or "
+                "2, anywhere on the canvas, and tests at every other centre: most of those sit at offset 3, a move "
+                f"by part of a patch. Five {term('seed', 'seeds')} each, shipped with the app.")
+    notebook, phase = lookup(PRESETS["splits-notebook"]), lookup(PRESETS["splits-phase"])
+    if notebook is None or phase is None:
+        st.info("The two splits' runs are not on this server: `python -m scripts.precompute splits-notebook "
+                "splits-phase` makes them, or pick their presets above and press Run.")
+        return
+    choice = st.radio("Predict: at offsets never trained, the lesson's CNN and the ViT without any position table "
+                      "will…", SPLIT_OPTIONS, index=None, key="predict_split")
+    if choice is None and not st.session_state.get("predict_split_skipped"):
+        if st.button("Show the two splits without predicting", key="predict_split_skip"):
+            st.session_state.predict_split_skipped = True
+            st.rerun()
+        return
+    rows = split_rows(notebook, phase)
+    chart(model_figures.split_figure([r.model for r in rows], [r.whole for r in rows], [r.part for r in rows],
+                                     "Accuracy at whole-patch moves and at new offsets, five seeds each"))
+    bullets(split_notes(rows, notebook.config.data, phase.config.data))

@@ -22,7 +22,8 @@ class Placed(Protocol):
     centres: np.ndarray  # (n, 2): (cx, cy)
 
 
-# (rng, n_train, train_range, n_test, test_range, size) -> (training set, test set, map grid)
+# (rng, n_train, where to train, n_test, where to test, size) -> (training set, test set, map grid); "where" is an
+# inclusive centre range (lo, hi) or a tuple of (cx, cy) positions (``is_range``)
 Draw = Callable[[np.random.Generator, int, tuple[int, int], int, tuple[int, int], int], tuple[Placed, Placed, Placed]]
 # (data_seed, class index, cx, cy, size) -> (size, size): the class's first image of the map grid at that centre
 Example = Callable[[int, int, int, int, int], np.ndarray]
@@ -82,17 +83,28 @@ def dataset(name: str) -> Dataset:
         raise ValueError(f"unknown dataset {name!r}; choose from {list(DATASETS)}") from None
 
 
-def _shapes(rng, n_train, train_range, n_test, test_range, size):
-    # one generator, training first: with data seed 1 these are the lesson's images, bit for bit
-    return (shapes.make_dataset(rng, n_train, train_range, size), shapes.make_dataset(rng, n_test, test_range, size),
-            shapes.all_positions(size))
+def is_range(where) -> bool:
+    """A centre range (lo, hi), as the notebook's split; else a tuple of (cx, cy) positions (the phase split)."""
+    return not where or not isinstance(where[0], tuple)
+
+
+def _shapes(rng, n_train, train_at, n_test, test_at, size):
+    # one generator, training first: with data seed 1 and ranges these are the lesson's images, bit for bit
+    def make(n, where):
+        return (shapes.make_dataset if is_range(where) else shapes.make_dataset_at)(rng, n, where, size)
+
+    return make(n_train, train_at), make(n_test, test_at), shapes.all_positions(size)
 
 
 def _digits(classes: tuple[int, ...]) -> Draw:
-    def draw(rng, n_train, train_range, n_test, test_range, size):
+    def draw(rng, n_train, train_at, n_test, test_at, size):
         train_pool, test_pool = digits.split(classes, rng)  # by image: a test digit is never a training digit
-        return (digits.draw(rng, train_pool, classes, n_train, train_range, size),
-                digits.draw(rng, test_pool, classes, n_test, test_range, size), digits.grid(test_pool, classes, size))
+
+        def make(pool, n, where):
+            return (digits.draw if is_range(where) else digits.draw_at)(rng, pool, classes, n, where, size)
+
+        return (make(train_pool, n_train, train_at), make(test_pool, n_test, test_at),
+                digits.grid(test_pool, classes, size))
     return draw
 
 

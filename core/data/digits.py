@@ -93,6 +93,17 @@ def draw(rng: np.random.Generator, pool: np.ndarray, classes: tuple[int, ...], n
     return DigitSet(placed, np.searchsorted(classes, labels[items]), np.stack([cx, cy], axis=1), items)
 
 
+def draw_at(rng: np.random.Generator, pool: np.ndarray, classes: tuple[int, ...], n: int,
+            positions: tuple[tuple[int, int], ...], size: int) -> DigitSet:
+    """``n`` digits from ``pool`` at centres drawn from ``positions`` ((cx, cy) pairs, the phase split's); the
+    draws are: the digits, then which position for each."""
+    images, labels = load()
+    items = rng.choice(pool, size=n)
+    where = np.array(positions, dtype=np.int64)[rng.integers(len(positions), size=n)]  # (n, 2)
+    placed = np.stack([place(images[i], int(x), int(y), size) for i, (x, y) in zip(items, where, strict=True)])
+    return DigitSet(placed, np.searchsorted(classes, labels[items]), where, items)
+
+
 def grid(test_pool: np.ndarray, classes: tuple[int, ...], size: int) -> DigitSet:
     """The first ``GRID_PER_CLASS`` test digits of each class at every centre that fits: the generalization map."""
     images, labels = load()

@@ -23,6 +23,10 @@ class DataConfig:
     img_size: int = 16
     data_seed: int = 1
     dataset: str = "shapes"  # a name in core.data.datasets.DATASETS
+    # The phase split: training centres only where c mod phase_period (a patch's width) is one of these offsets,
+    # within train_range; the test is every other centre of the canvas. () is the notebook's split by ranges.
+    phases: tuple[int, ...] = ()
+    phase_period: int = 4
 
     def __post_init__(self) -> None:
         for name in ("n_train", "n_test"):
@@ -37,6 +41,10 @@ class DataConfig:
         object.__setattr__(self, "test_range", tuple(self.test_range))
         kind = dataset(self.dataset)  # unknown names raise here
         check_range(kind, self.train_range, self.img_size, "training position range")
+        if self.phases:
+            self._check_phases(kind)
+            return
+        object.__setattr__(self, "phase_period", 4)  # read by the phase split only: one key per run
         check_range(kind, self.test_range, self.img_size, "test position range")
         # The lesson is about positions never seen in training: a shared centre would make part of the
         # test "seen" while every label on the page calls it unseen, so overlapping ranges are refused.
@@ -47,6 +55,42 @@ class DataConfig:
             raise ValueError(f"test centres {c}..{d} overlap training centres {a}..{b}: the test must be at unseen "
                              "positions, " + (f"within {' or '.join(free)}" if free else
                                               f"so leave some of {lo}..{hi} out of the training range"))
+
+    def _check_phases(self, kind: Dataset) -> None:
+        P, phases = self.phase_period, tuple(sorted(set(self.phases)))
+        if not 2 <= P <= self.img_size:
+            raise ValueError(f"phase_period must be in 2..{self.img_size} (a patch's width), got {P}")
+        if not all(0 <= p < P for p in phases) or len(phases) >= P:
+            raise ValueError(f"phases must be some, not all, of the offsets 0..{P - 1} within a {P}-pixel patch, got "
+                             f"{list(self.phases)}")
+        object.__setattr__(self, "phases", phases)
+        centres = kind.centres(self.img_size)
+        object.__setattr__(self, "test_range", (centres[0], centres[-1]))  # the test: every other centre
+        if not self.train_positions:
+            raise ValueError(f"no training centre in {self.train_range[0]}..{self.train_range[1]} has an offset in "
+                             f"{list(phases)} within a {P}-pixel patch: widen the range or pick other offsets")
+
+    def trains_at(self, c: int) -> bool:
+        """Whether a centre coordinate (cx or cy) is one training centres take."""
+        return self.train_range[0] <= c <= self.train_range[1] and (
+            not self.phases or c % self.phase_period in self.phases)
+
+    @property
+    def train_positions(self) -> tuple[tuple[int, int], ...]:
+        """Every (cx, cy) the training set may draw."""
+        axis = [c for c in self.kind.centres(self.img_size) if self.trains_at(c)]
+        return tuple((cx, cy) for cy in axis for cx in axis)
+
+    @property
+    def test_positions(self) -> tuple[tuple[int, int], ...]:
+        """Every (cx, cy) the test set may draw: the test range's square, or (phase split) every centre that is
+        not a training position."""
+        if not self.phases:
+            axis = range(self.test_range[0], self.test_range[1] + 1)
+            return tuple((cx, cy) for cy in axis for cx in axis)
+        seen = set(self.train_positions)
+        axis = self.kind.centres(self.img_size)
+        return tuple((cx, cy) for cy in axis for cx in axis if (cx, cy) not in seen)
 
     @property
     def kind(self) -> Dataset:
@@ -82,8 +126,8 @@ class Data:
 def make_data(d: DataConfig) -> Data:
     """One generator for every draw, training first: with data_seed 1 the shapes are the lesson's images."""
     kind = d.kind
-    tr, te, grid = kind.draw(np.random.default_rng(d.data_seed), d.n_train, d.train_range, d.n_test, d.test_range,
-                             d.img_size)
+    train_at, test_at = (d.train_positions, d.test_positions) if d.phases else (d.train_range, d.test_range)
+    tr, te, grid = kind.draw(np.random.default_rng(d.data_seed), d.n_train, train_at, d.n_test, test_at, d.img_size)
     label_type = torch.float32 if kind.outputs == 1 else torch.int64  # binary cross-entropy, or cross-entropy
 
     def t(a: np.ndarray) -> torch.Tensor:
@@ -109,4 +153,6 @@ def distinct_training_images(d: DataConfig) -> int:
 
 def max_distinct_training_images(d: DataConfig) -> int:
     """An upper bound on ``distinct_training_images`` without drawing the data (for planning)."""
+    if d.phases:
+        return min(d.n_train, d.kind.patterns() * len(d.train_positions))
     return min(d.n_train, d.kind.possible_images(d.train_range))

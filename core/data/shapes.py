@@ -81,6 +81,23 @@ def make_dataset(rng: np.random.Generator, n: int, position_range: tuple[int, in
                         np.array(centres, dtype=np.int64))
 
 
+def make_dataset_at(rng: np.random.Generator, n: int, positions: tuple[tuple[int, int], ...],
+                    size: int = 16) -> ShapeDataset:
+    """``n`` images at centres drawn from ``positions`` ((cx, cy) pairs, the phase split's); per image the draws
+    are: shape, then which position."""
+    if n < 1 or not positions:
+        raise ValueError(f"need at least one image and one position, got n={n}, {len(positions)} positions")
+    images, labels, centres = [], [], []
+    for _ in range(n):
+        shape = rng.choice(["plus", "circle"])
+        cx, cy = positions[int(rng.integers(len(positions)))]
+        images.append(make_image(str(shape), cx, cy, size))
+        labels.append(0.0 if shape == "plus" else 1.0)
+        centres.append((cx, cy))
+    return ShapeDataset(np.array(images, dtype=np.float32), np.array(labels, dtype=np.float32),
+                        np.array(centres, dtype=np.int64))
+
+
 def possible_images(position_range: tuple[int, int]) -> int:
     """How many different images centres in the inclusive ``position_range`` allow: an image is fixed by
     its shape and centre, so 2 x k x k for k centres per axis."""

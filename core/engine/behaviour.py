@@ -60,9 +60,33 @@ REGIONS = ("seen", "only x new", "only y new", "both new")
 
 
 def region(d: DataConfig, cx: int, cy: int) -> str:
-    lo, hi = d.train_range
-    x_in, y_in = lo <= cx <= hi, lo <= cy <= hi
+    x_in, y_in = d.trains_at(cx), d.trains_at(cy)
     return REGIONS[0] if x_in and y_in else REGIONS[1] if y_in else REGIONS[2] if x_in else REGIONS[3]
+
+
+# The phase split's question, per map centre: trained, a new place at offsets trained (a whole-patch move), or
+# an offset within a patch never trained (a move by part of a patch)
+OFFSETS = ("seen", "new place, trained offsets", "new offset")
+
+
+def offset_kind(d: DataConfig, cx: int, cy: int) -> str:
+    P = d.phase_period if d.phases else None
+    if d.trains_at(cx) and d.trains_at(cy):
+        return OFFSETS[0]
+    trained = {c % (P or 1) for c in d.kind.centres(d.img_size) if d.trains_at(c)} if P else None
+    if P and not (cx % P in trained and cy % P in trained):
+        return OFFSETS[2]
+    return OFFSETS[1]
+
+
+def map_offsets(result: RunResult, model: str) -> dict[str, float]:
+    """The model's accuracy on the map's centres by OFFSETS (the phase split), averaged over seeds and classes."""
+    d = result.config.data
+    got: dict[str, list[float]] = {k: [] for k in OFFSETS}
+    for p in result.position_map:
+        if p.model == model:
+            got[offset_kind(d, p.cx, p.cy)].append(p.correct)
+    return {k: float(np.mean(v)) for k, v in got.items() if v}
 
 
 @lru_cache(maxsize=64)
@@ -91,23 +115,27 @@ class SplitStructure:
     def sentence(self, d: DataConfig) -> str:
         (a, b), (c, e), P = d.train_range, d.test_range, self.patch_size
         every = len(self.train_offsets) == P
+        offsets = ", ".join(map(str, self.train_offsets))
+        if d.phases:
+            return (f"The phase split: training centres only at offsets {offsets} within a {P}-pixel patch "
+                    f"(within {a}..{b}), and the test at every other centre: most test centres sit at an offset "
+                    "never trained, a move by part of a patch, which gives new tokens.")
         if self.whole_patch:
             return (f"Every test centre ({c}..{e}) is a training centre ({a}..{b}) moved by a whole number of "
                     f"{P}-pixel patches, and the training centres take " + ("every" if every else "these")
-                    + f" offset within a patch ({', '.join(map(str, self.train_offsets))}): the test asks only for "
-                    "moves by whole patches. A stride-P patchify turns such a move into the same tokens, reordered "
-                    "(lessons 1 and 2).")
+                    + f" offset within a patch ({offsets}): the test asks only for moves by whole patches. A stride-P "
+                    "patchify turns such a move into the same tokens, reordered (lessons 1 and 2).")
         return (f"Some test centres ({c}..{e}) sit at offsets within a {P}-pixel patch that no training centre takes "
-                f"(test offsets {', '.join(map(str, self.test_offsets))}; training "
-                f"{', '.join(map(str, self.train_offsets))}): those are moves by part of a patch, which give new "
-                "tokens.")
+                f"(test offsets {', '.join(map(str, self.test_offsets))}; training {offsets}): those are moves by "
+                "part of a patch, which give new tokens.")
 
 
 def split_structure(d: DataConfig, patch_size: int) -> SplitStructure:
     """Which offsets within a patch the split's training and test centres take, and whether every test centre
     is reached from a training centre by whole patches."""
-    train = range(d.train_range[0], d.train_range[1] + 1)
-    test = range(d.test_range[0], d.test_range[1] + 1)
+    train = [c for c in d.kind.centres(d.img_size) if d.trains_at(c)]
+    test = sorted({c for pos in d.test_positions for c in pos}) if d.phases else range(d.test_range[0],
+                                                                                          d.test_range[1] + 1)
     offsets = tuple(sorted({c % patch_size for c in train}))
     return SplitStructure(patch_size, offsets, tuple(sorted({c % patch_size for c in test})),
                           all(c % patch_size in offsets for c in test))

@@ -126,15 +126,22 @@ def unseen_map_interval(result: RunResult, model: str) -> Interval | None:
     """The model's accuracy over every map centre never trained on, with its 95 % interval over the seeds and
     the distinct images those centres hold (the lesson's: 64 centres × 2 shapes); None without a map."""
     d = result.config.data
+    return map_interval(result, model, lambda cx, cy: region(d, cx, cy) != REGIONS[0])
+
+
+def map_interval(result: RunResult, model: str, keep) -> Interval | None:
+    """The model's accuracy over the map centres ``keep(cx, cy)`` selects, with its 95 % interval over the seeds
+    and the distinct images those centres hold; None when no such centre was measured."""
     per_seed: dict[int, list[float]] = {}
     cells = set()
     for p in result.position_map:
-        if p.model == model and region(d, p.cx, p.cy) != REGIONS[0]:
+        if p.model == model and keep(p.cx, p.cy):
             per_seed.setdefault(p.seed, []).append(p.correct)
             cells.add((p.cx, p.cy))
     if not per_seed:
         return None
-    return accuracy_interval([sum(v) / len(v) for v in per_seed.values()], len(cells) * map_images_per_cell(d))
+    return accuracy_interval([sum(v) / len(v) for v in per_seed.values()],
+                             len(cells) * map_images_per_cell(result.config.data))
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,10 @@ from core.lessons.model_cards import label
 from core.models.model_config import ATTN_IMPLS, GLOBAL_POOLS, POS_EMBEDS, ModelConfig
 from core.models.registry import REGISTRY, spec
 
+# The models the two splits are compared on: the lesson's, the learned and no-position tables, relative bias, the
+# CNN, its flatten-head variant and the notebook's MLP
+SPLIT_MODELS = ("vit", "cnn", "mlp", "vit-nopos-avg", "vit-learned", "vit-relpos", "cnn-flatten")
+
 PRESETS: dict[str, GeneralizationConfig] = {
     "lesson": LESSON,
     "exercise-1": with_value(LESSON, "data.n_train", 3000),
@@ -33,6 +37,11 @@ PRESETS: dict[str, GeneralizationConfig] = {
     "exercise-3": replace(LESSON, models=("vit", "cnn", "hybrid")),
     # The notebook's own sentence, "the ViT stands in for the MLP", tested: Lesson 33's flatten MLP beside them
     "mlp": replace(LESSON, models=("vit", "cnn", "mlp")),
+    # The two splits side by side (shipped): seven models, five seeds, on the notebook's split and on the phase
+    # split (trained at offsets 0-2 within a patch anywhere on the canvas, tested at every other centre)
+    "splits-notebook": replace(LESSON, models=SPLIT_MODELS, train=replace(LESSON.train, seeds=tuple(range(5)))),
+    "splits-phase": replace(LESSON, models=SPLIT_MODELS, train=replace(LESSON.train, seeds=tuple(range(5))),
+                            data=replace(LESSON.data, train_range=(3, 12), phases=(0, 1, 2))),
     # Small enough for seconds, big enough to be the lesson: its ViT fits its training set (>= 95 % for
     # every seed) and still fails at unseen positions (tests/engine/test_run.py checks both).
     "tiny": GeneralizationConfig(data=DataConfig(n_train=120, n_test=100), train=TrainConfig(epochs=150),
@@ -45,6 +54,9 @@ PRESET_NOTES = {
     "exercise-3": "Exercise 3: a hybrid whose transformer reads a small CNN's feature map.",
     "mlp": "The notebook's comparison: the flatten-based MLP it says the ViT stands in for, beside the ViT and the "
            "CNN, on the same split.",
+    "splits-notebook": "Seven models, five seeds, on the notebook's split (shipped): the baseline of the phase split.",
+    "splits-phase": "The phase split: the same seven models trained only at offsets 0-2 within a 4-pixel patch, "
+                    "tested at every other centre (shipped).",
     "tiny": "A small, fast setting (seconds): a one-layer ViT that still fits its training images and still fails at unseen positions.",
 }
 
@@ -75,6 +87,12 @@ CONTROLS: tuple[Control, ...] = (
     Control("test_range", "data.test_range", "Test centres (unseen: must not overlap the training centres)", "slider",
             bounds=(CENTRES[0], CENTRES[-1]), cli_nargs=2, cli_help="inclusive centre range, e.g. 3 4"),
     Control("n_test", "data.n_test", "Test images", "slider", bounds=(20, 600, 10)),
+    Control("phases", "data.phases", "Phase split: train only at these offsets within a patch", "multiselect",
+            (0, 1, 2, 3), format=lambda p: f"offset {p}", from_config=list, to_config=tuple, cli_nargs="+",
+            cli_help="offsets (c mod 4) the training centres take; the test is every other centre",
+            help="Empty: the notebook's split (training and test ranges). Some offsets: training centres only where "
+                 "cx and cy mod 4 are among them (within the training range); the test is every other centre, so "
+                 "most test shapes sit at an offset within a patch never trained. The test range is not used."),
     Control("patch_size", "model.patch_size", "Patch size (ViTs, pixels)", "select_slider", (2, 4, 8, 16),
             help="2 gives 64 tokens per image. 1 (256 tokens) is left out: 16x the attention of patch size 2, beyond "
                  "what one click may cost on a shared server"),
@@ -254,9 +272,10 @@ def notes(result: RunResult) -> list[str]:
     cfg = result.config
     out = model_notes(result)
     d, ex1 = cfg.data, PRESETS["exercise-1"].data
+    where = (f"its {len(d.train_positions)} training positions allow {d.kind.patterns() * len(d.train_positions)}"
+             if d.phases else f"centres {d.train_range[0]}..{d.train_range[1]} allow {possible_images(d.train_range)}")
     out.append(f"The {d.n_train} training images hold only **{_distinct(d)} distinct** ones: an image is fixed by "
-               f"its shape and centre, and centres {d.train_range[0]}..{d.train_range[1]} allow "
-               f"{possible_images(d.train_range)}. More images at the same positions only repeat them (exercise 1: "
+               f"its shape and centre, and {where}. More images at the same positions only repeat them (exercise 1: "
                f"{ex1.n_train} images, {_distinct(ex1)} distinct). The test set likewise draws {d.n_test} images "
                f"from **{distinct_test_images(d)} distinct** ones, which is why its interval is wide; the map's "
                "unseen centres hold many more. Training computes each distinct image once, weighted by how often it "
@@ -270,7 +289,7 @@ def notes(result: RunResult) -> list[str]:
     falls_off = [m for m in cfg.models if m in scored and np.nanmean(position_grid(result, m, "plus")) < FALLS_OFF]
     if falls_off:
         out.append("In the generalization map, look where accuracy falls off for "
-                   + ", ".join(label(m) for m in falls_off) + ": inside the solid training square it is high; "
-                   "outside it, read each cell's colour and the answers above: a model at 50 % there may be giving "
+                   + ", ".join(label(m) for m in falls_off) + ": at the training centres (the solid outline) it is high; "
+                   "elsewhere, read each cell's colour and the answers above: a model at 50 % there may be giving "
                    "one answer to every image, not guessing.")
     return out

@@ -20,7 +20,8 @@ from core.lessons.lesson5_real_handwriting import PRESETS as DIGIT_PRESETS
 RESULTS_DIR = ROOT / "results"
 # What ships precomputed: lesson 3's presets, lesson 4's bench and lesson 5's two tasks
 SHIPPED_CONFIGS: dict[str, GeneralizationConfig] = {
-    **{p: PRESETS[p] for p in ("lesson", "exercise-1", "exercise-2", "exercise-3", "mlp")}, "remedies": BENCH,
+    **{p: PRESETS[p] for p in ("lesson", "exercise-1", "exercise-2", "exercise-3", "mlp", "splits-notebook",
+                                "splits-phase")}, "remedies": BENCH,
     "digits": DIGIT_PRESETS["ten digits"], "digits-0-1": DIGIT_PRESETS["0 vs 1"]}
 SHIPPED = tuple(SHIPPED_CONFIGS)
 

@@ -18,8 +18,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.data.position_split import DataConfig
+from core.engine.behaviour import OFFSETS, offset_kind
+from core.engine.results import RunResult, summary
 from core.engine.run_config import GeneralizationConfig
-from core.engine.verdict import Interval, accuracy_interval, band_of, distinct_test_images, phrase
+from core.engine.verdict import (
+    MARGIN,
+    Interval,
+    accuracy_interval,
+    band_of,
+    difference,
+    distinct_test_images,
+    map_interval,
+    phrase,
+    unseen_map_interval,
+)
 from core.inspect.equivariance import ShiftResponse
 from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SWEEP, pos_scale_base
 from core.lessons.model_cards import label
@@ -107,4 +120,50 @@ def shift_notes(responses: list[ShiftResponse], patch_size: int) -> list[str]:
                    "reordered (a change of 0 to float precision): lesson 1's stride-P patchify at work. After a "
                    "1-pixel move they are new tokens. What the model does with a reordering is its position code's "
                    "choice (lesson 2).")
+    return out
+
+
+@dataclass(frozen=True)
+class SplitRow:
+    model: str
+    whole: Interval | None  # the notebook split: every unseen centre of the map (moves by whole patches)
+    part: Interval | None  # the phase split: the map's centres at an offset never trained (moves by part of a patch)
+    fit: float  # the phase split's mean training accuracy: a model that did not fit says nothing
+
+
+def split_rows(notebook: RunResult, phase: RunResult) -> list[SplitRow]:
+    """Each model of both runs: its accuracy at whole-patch moves (the notebook's split) and at new offsets (the
+    phase split), each over the map's distinct images, with its 95 % interval."""
+    d = phase.config.data
+    fits = summary(phase)
+    return [SplitRow(m, unseen_map_interval(notebook, m),
+                     map_interval(phase, m, lambda cx, cy: offset_kind(d, cx, cy) == OFFSETS[2]),
+                     fits[m].train_mean if m in fits else float("nan"))
+            for m in phase.config.models if m in notebook.config.models]
+
+
+def split_notes(rows: list[SplitRow], notebook: DataConfig, phase: DataConfig, chance: float = 0.5) -> list[str]:
+    """What the two splits show, model by model, said no more strongly than the difference's interval allows; and
+    what else differs between the two splits."""
+    out = []
+    for r in rows:
+        if r.whole is None or r.part is None:
+            continue
+        d, lo, hi = difference(r.part, r.whole)
+        change = ("lower at new offsets" if hi < 0 else "higher at new offsets" if lo > 0 else
+                  "within 10 points either way" if -MARGIN <= lo and hi <= MARGIN else "can't tell yet which is higher")
+        note = (f"**{label(r.model)}**: whole-patch moves {r.whole}; new offsets {r.part}: {d * 100:+.0f} points "
+                f"(95 % interval {lo * 100:+.0f} to {hi * 100:+.0f}), {change}.")
+        if r.part.hi < chance:
+            note += " Below chance at new offsets: there it mostly gives the *other* shape's answer."
+        if r.fit < 0.95:
+            note += f" It fit only {r.fit:.0%} of its phase-split training images: more epochs before judging it."
+        out.append(note)
+    if out:
+        patterns = phase.kind.patterns()
+        out.append(f"The phase split trains at {len(phase.train_positions)} positions ({patterns * len(phase.train_positions)} "
+                   f"possible images; the notebook's split: {len(notebook.train_positions)} positions, "
+                   f"{patterns * len(notebook.train_positions)} images) spread over the whole canvas, and tests at "
+                   f"the {len(phase.test_positions)} others: it changes which moves are asked for, and also where and "
+                   "how many the training positions are. Read each model's change with that in mind.")
     return out

@@ -36,3 +36,20 @@ def test_the_shift_notes_follow_the_measurements():
     assert any(n.startswith("**CNN**: a 1-pixel move changes its answer for " + f"{cnn.answer_changed:.0%}")
                for n in said)
     assert any("reordered (a change of 0 to float precision)" in n for n in said)
+
+
+def test_both_splits_are_shipped_for_the_seven_models_and_compared_by_the_differences_interval():
+    from core.engine.verdict import difference
+    from core.lessons.what_broke import split_notes, split_rows
+
+    shipped = load_fresh_shipped()
+    notebook, phase = shipped[PRESETS["splits-notebook"]], shipped[PRESETS["splits-phase"]]
+    assert notebook.config.models == phase.config.models and len(phase.config.models) == 7
+    assert len(phase.config.train.seeds) == 5 and phase.config.data.phases == (0, 1, 2)
+    rows = split_rows(notebook, phase)
+    said = split_notes(rows, notebook.config.data, phase.config.data)
+    for r in rows:
+        note = next(n for n in said if n.startswith(f"**{__import__('core.lessons.model_cards', fromlist=['label']).label(r.model)}**"))
+        _, lo, hi = difference(r.part, r.whole)
+        assert ("lower at new offsets" in note) == (hi < 0) and f"{r.part}" in note
+    assert "where and how many the training positions are" in said[-1]  # what else the two splits change

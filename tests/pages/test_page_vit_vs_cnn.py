@@ -388,3 +388,15 @@ def test_a_live_run_stays_on_screen_beside_the_shipped_one_until_the_form_change
         said = [i.value for i in at.info if i.value.startswith("Shown: **your live run**")]
         assert said and ("differs from the run shipped" in said[0]) == (live != shipped)
         assert not any("precomputed with this code" in c.value for c in at.caption)
+
+
+def test_the_two_splits_are_shown_side_by_side_after_a_prediction():
+    at = reveal(page(PAGE, timeout=60))
+    open_section(at, "What broke the ViT?")
+    at.button(key="predict_alpha_skip").click().run()
+    assert not any("at whole-patch moves and at new offsets" in md.value for md in at.markdown)
+    at.radio(key="predict_split").set_value("The CNN holds, the ViT drops").run()
+    assert_clean(at)
+    assert any("at whole-patch moves and at new offsets" in md.value for md in at.markdown)
+    notes = [md.value for md in at.markdown if md.value.startswith("- **")]
+    assert any("**CNN**: whole-patch moves" in n for n in notes)

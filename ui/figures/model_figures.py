@@ -95,19 +95,36 @@ def accuracy_scale(chance: float = 0.5) -> list[list]:
 
 
 
+def phase_lattice(d) -> list[tuple[int, int]] | None:
+    """The phase split's training centres, to outline one by one; None for the notebook's split (two squares)."""
+    return list(d.train_positions) if d.phases else None
+
+
+def mark_trained(fig: go.Figure, trained: list[tuple[int, int]], row: int | None = None, col: int | None = None) -> None:
+    """The phase split's training centres, each outlined (they form a lattice, not a square)."""
+    for cx, cy in trained:
+        fig.add_shape(type="rect", x0=cx - 0.45, x1=cx + 0.45, y0=cy - 0.45, y1=cy + 0.45,
+                      line=dict(color="#111827", width=1.5), row=row, col=col)
+
+
 def position_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple[int, int],
-                        test_range: tuple[int, int], title: str, height: int = 330, chance: float = 0.5) -> go.Figure:
-    """Accuracy at each shape centre (x = cx, y = cy) with the training and test regions outlined.
-    Ranges are inclusive. Each cell shows its accuracy (in %, without the sign) where the number fits."""
+                        test_range: tuple[int, int], title: str, height: int = 330, chance: float = 0.5,
+                        trained: list[tuple[int, int]] | None = None) -> go.Figure:
+    """Accuracy at each shape centre (x = cx, y = cy) with the training and test regions outlined (``trained``:
+    the phase split's training centres, each outlined instead). Ranges are inclusive. Each cell shows its
+    accuracy (in %, without the sign) where the number fits."""
     text = [["" if np.isnan(v) else f"{100 * v:.0f}" for v in row] for row in grid]
     font = cell_font(len(centres), height - 60, 3)  # drawn alone or in two columns: height-bound
     fig = go.Figure(go.Heatmap(z=grid, x=centres, y=centres, zmin=0, zmax=1, colorscale=accuracy_scale(chance), text=text,
                                texttemplate="%{text}" if font else None, textfont=dict(size=font or MIN_FONT),
                                colorbar=dict(tickformat=".0%", thickness=12),
                                hovertemplate="cx=%{x} cy=%{y} accuracy=%{z:.0%}<extra></extra>"))
-    for (lo, hi), color, name in ((train_range, "#111827", "train"), (test_range, "#7c3aed", "test")):
-        fig.add_shape(type="rect", x0=lo - 0.5, x1=hi + 0.5, y0=lo - 0.5, y1=hi + 0.5,
-                      line=dict(color=color, width=3, dash="solid" if name == "train" else "dash"))
+    if trained is None:
+        for (lo, hi), color, name in ((train_range, "#111827", "train"), (test_range, "#7c3aed", "test")):
+            fig.add_shape(type="rect", x0=lo - 0.5, x1=hi + 0.5, y0=lo - 0.5, y1=hi + 0.5,
+                          line=dict(color=color, width=3, dash="solid" if name == "train" else "dash"))
+    else:
+        mark_trained(fig, trained)
     fig.update_layout(title=title)
     fig.update_xaxes(title="cx", dtick=1)
     fig.update_yaxes(title="cy", dtick=1)
@@ -152,7 +169,7 @@ def ranking_figure(rows: list[dict], title: str = "Test accuracy at unseen posit
 
 def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_range: tuple[int, int],
                      test_range: tuple[int, int], title: str | None, cols: int = 4,
-                     colorbar: bool = True, chance: float = 0.5) -> go.Figure:
+                     colorbar: bool = True, chance: float = 0.5, trained: list[tuple[int, int]] | None = None) -> go.Figure:
     """Every model's generalization map (accuracy at each centre, both shapes averaged) side by side, at one
     colour scale, each with the training square (solid) and the test square (dashed). One figure, not one
     per model: a chart costs the browser far more than a subplot."""
@@ -167,6 +184,9 @@ def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_ran
         fig.add_trace(go.Heatmap(z=grids[m], x=centres, y=centres, coloraxis="coloraxis", name=label(m),
                                  hovertemplate=f"{label(m)}<br>cx=%{{x}} cy=%{{y}}: %{{z:.0%}}<extra></extra>"),
                       row=r, col=c)
+        if trained is not None:
+            mark_trained(fig, trained, row=r, col=c)
+            continue
         for (lo, hi), line in ((train_range, dict(color="#111827", width=2)),
                                (test_range, dict(color="#7c3aed", width=2, dash="dash"))):
             fig.add_shape(type="rect", x0=lo - 0.5, x1=hi + 0.5, y0=lo - 0.5, y1=hi + 0.5, line=line, row=r, col=c)
@@ -182,10 +202,11 @@ def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_ran
 
 
 def probe_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple[int, int],
-                     test_range: tuple[int, int], chosen: tuple[int, int], title: str, chance: float = 0.5) -> go.Figure:
+                     test_range: tuple[int, int], chosen: tuple[int, int], title: str, chance: float = 0.5,
+                     trained: list[tuple[int, int]] | None = None) -> go.Figure:
     """A generalization map to click: each cell probes the model with the shape at that centre. An
     invisible marker on every cell makes the click a selectable point; the chosen cell has a red box."""
-    fig = position_map_figure(grid, centres, train_range, test_range, title, chance=chance)
+    fig = position_map_figure(grid, centres, train_range, test_range, title, chance=chance, trained=trained)
     xs, ys = np.meshgrid(centres, centres)
     fig.add_trace(go.Scatter(x=xs.flatten(), y=ys.flatten(), mode="markers", name="probe here",
                              marker=dict(size=22, symbol="square", opacity=0.01, color="#000000"),
@@ -292,5 +313,29 @@ def shift_figure(models: list[str], one: list[float], patch: list[float], patch_
     fig.update_layout(title=title, barmode="group", height=90 + 48 * len(models) + foot,
                       legend=dict(orientation="h", yref="container", y=0, yanchor="bottom"),
                       xaxis=dict(range=[0, 1.1], tickformat=".0%", title="answers changed"),
+                      yaxis=dict(autorange="reversed"), margin=dict(l=10, r=10, t=40, b=foot))
+    return fig
+
+
+def split_figure(models: list[str], whole: list, part: list, title: str, chance: float = 0.5) -> go.Figure:
+    """Each model's accuracy (mean, 95 % interval) at the notebook split's unseen centres (whole-patch moves) and at
+    the phase split's new offsets (moves by part of a patch). ``whole``, ``part``: Intervals or None."""
+    names = [label(m) for m in models]
+    fig = go.Figure()
+    for ivs, name, pattern in ((whole, "notebook split: unseen centres (whole-patch moves)", ""),
+                               (part, "phase split: new offsets (part-of-a-patch moves)", "/")):
+        mean = [np.nan if iv is None else iv.mean for iv in ivs]
+        fig.add_trace(go.Bar(y=names, x=mean, orientation="h", name=name, marker_color=[color(m) for m in models],
+                             marker_pattern_shape=pattern, text=[f"{v:.0%}" if v == v else "" for v in mean],
+                             textposition="outside", textfont=dict(color="#111827"),
+                             error_x=dict(type="data", symmetric=False,
+                                          array=[0 if iv is None else iv.hi - iv.mean for iv in ivs],
+                                          arrayminus=[0 if iv is None else iv.mean - iv.lo for iv in ivs]),
+                             hovertemplate="%{y}: %{x:.1%}<extra>" + name + "</extra>"))
+    fig.add_vline(x=chance, line=dict(dash="dot", color="#6b7280"))
+    foot = legend_foot(2, 60)
+    fig.update_layout(title=title, barmode="group", height=90 + 56 * len(models) + foot,
+                      legend=dict(orientation="h", yref="container", y=0, yanchor="bottom"),
+                      xaxis=dict(range=[0, 1.15], tickformat=".0%", title="accuracy (dotted: chance)"),
                       yaxis=dict(autorange="reversed"), margin=dict(l=10, r=10, t=40, b=foot))
     return fig
