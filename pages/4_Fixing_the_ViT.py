@@ -9,7 +9,7 @@ from core.engine.planning import check_cost
 from core.engine.results import RunResult
 from core.engine.run import warm
 from core.engine.run_config import with_value
-from core.engine.verdict import Verdict
+from core.engine.verdict import Verdict, verdicts
 from core.lessons.controls import config_from
 from core.lessons.lesson4_fixing_the_vit import (
     BENCH,
@@ -40,7 +40,7 @@ from ui.form_controls import control_grid
 from ui.glossary import term
 from ui.look_inside import load_models_ahead, look_inside
 from ui.results_store import result_store
-from ui.run_results import maps_grid, ranking_table, the_split
+from ui.run_results import behaviour_table, maps_grid, ranking_table, the_split
 from ui.training import WARM_DELAY, live_curve_toggle, sweep_live, train_live
 from ui.widgets import background, bullets, chart, page_header, sections, share_link, show_source
 
@@ -179,9 +179,12 @@ def show(cfg, result: RunResult, picked: list[str]) -> None:
     st.subheader("Results")
     origin = "precomputed and shipped with the app" if result.origin == "shipped" else "trained on this server"
     st.caption(f"{len(cfg.models)} model(s) × {len(cfg.train.seeds)} seed(s), {cfg.train.epochs} epochs, "
-               f"{cfg.data.n_train} training images at centres 5..10, tested at 3..4; {origin}.")
+               f"{cfg.data.n_train} training images, " + ("trained at offsets 0-2 within a patch, tested at every other "
+               "centre (the phase split)" if cfg.data.phases else "at centres 5..10, tested at 3..4") + f"; {origin}.")
     v = bench_verdicts(result)  # over every unseen centre of the map: the test set's 8 distinct images decide little
     compare(picked, v)
+    with st.expander("Each model's test accuracy, its accuracy at every unseen centre, and what it answers"):
+        behaviour_table(result, verdicts(result, {m: model_figures.label(m) for m in cfg.models}))
     plotted = sections("bench_view", {
         "Ranking and table": lambda: ranking_table(result, v, {m: CARDS[m].group for m in v},
                                                    "every unseen centre of the map"),

@@ -19,9 +19,8 @@ from dataclasses import dataclass
 import torch
 import torch.nn as nn
 
-from core.data.position_split import make_data
 from core.engine.results import RunResult
-from core.inspect.trained_model import class_probabilities, shared_model, untrained_model
+from core.inspect.trained_model import class_probabilities, run_data, shared_model, untrained_model
 from core.nn.patchify import patchify
 
 AXES = {"x": -1, "y": -2}
@@ -109,7 +108,7 @@ def shift_responses(result: RunResult, seed: int, pixels: tuple[int, ...] | None
     """Every model of ``result`` (trained at ``seed``, and as it started), moved by 1 pixel and by one patch
     along x and y, on the map's images (every class at every centre)."""
     d = result.config.data
-    data = make_data(d)
+    data = run_data(d)  # the run's images, made once and shared
     pixels = pixels or (1, result.config.model.patch_size)
     out = []
     for name in result.config.models:

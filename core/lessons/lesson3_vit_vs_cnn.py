@@ -78,6 +78,17 @@ SWEEPS: dict[str, Sweep] = {
 }
 
 CENTRES = valid_centres(LESSON.data.img_size)
+
+
+def phases_control(key: str, flag: str | None = None) -> Control:
+    """The phase split's control (lessons 3 and 5): the offsets within a 4-pixel patch training centres take."""
+    return Control(key, "data.phases", "Phase split: train only at these offsets within a patch", "multiselect",
+                   (0, 1, 2, 3), format=lambda p: f"offset {p}", from_config=list, to_config=tuple, cli_nargs="+",
+                   flag_name=flag, cli_help="offsets (c mod 4) the training centres take; the test is every other centre",
+                   help="Empty: the notebook's split (training and test ranges). Some offsets: training centres only "
+                        "where cx and cy mod 4 are among them (within the training range); the test is every other "
+                        "centre, so most test shapes sit at an offset within a patch never trained. The test range is "
+                        "not used.")
 CONTROLS: tuple[Control, ...] = (
     Control("models", "models", "Models to train", "multiselect", tuple(REGISTRY), format=label,
             from_config=list, cli_nargs="+"),
@@ -87,12 +98,7 @@ CONTROLS: tuple[Control, ...] = (
     Control("test_range", "data.test_range", "Test centres (unseen: must not overlap the training centres)", "slider",
             bounds=(CENTRES[0], CENTRES[-1]), cli_nargs=2, cli_help="inclusive centre range, e.g. 3 4"),
     Control("n_test", "data.n_test", "Test images", "slider", bounds=(20, 600, 10)),
-    Control("phases", "data.phases", "Phase split: train only at these offsets within a patch", "multiselect",
-            (0, 1, 2, 3), format=lambda p: f"offset {p}", from_config=list, to_config=tuple, cli_nargs="+",
-            cli_help="offsets (c mod 4) the training centres take; the test is every other centre",
-            help="Empty: the notebook's split (training and test ranges). Some offsets: training centres only where "
-                 "cx and cy mod 4 are among them (within the training range); the test is every other centre, so "
-                 "most test shapes sit at an offset within a patch never trained. The test range is not used."),
+    phases_control("phases"),
     Control("patch_size", "model.patch_size", "Patch size (ViTs, pixels)", "select_slider", (2, 4, 8, 16),
             help="2 gives 64 tokens per image. 1 (256 tokens) is left out: 16x the attention of patch size 2, beyond "
                  "what one click may cost on a shared server"),

@@ -27,6 +27,22 @@ from core.models.registry import spec
 # The bench: every remedy, five seeds, on the lesson's data split
 SEEDS = (0, 1, 2, 3, 4)
 BENCH = replace(LESSON, models=BENCH_MODELS, train=TrainConfig(LESSON.train.epochs, LESSON.train.lr, SEEDS))
+# The same bench on lesson 3's phase split (trained at offsets 0-2 within a patch, tested at every other centre):
+# which remedies carry a shape to an offset within a patch never trained? Shipped beside the bench.
+PHASE_DATA = replace(LESSON.data, train_range=(3, 12), phases=(0, 1, 2))
+BENCH_PHASE = replace(BENCH, data=PHASE_DATA)
+SPLITS = {"notebook": LESSON.data, "phase": PHASE_DATA}  # the bench's split, by name
+
+
+def split_name(d) -> str:
+    return "phase" if d.phases else "notebook"
+
+
+def split_data(name: str) -> dict:
+    """The data settings of the split called ``name``, as a config's JSON holds them."""
+    if name not in SPLITS:
+        raise ValueError(f"split must be one of {list(SPLITS)}, got {name!r}")
+    return replace(LESSON, data=SPLITS[name]).to_json()["data"]
 # The data-efficiency view: from one training position to every centre from 5 to 12 (test stays 3..4)
 POSITION_RANGES = ((5, 5), (5, 6), (5, 8), (5, 10), (5, 12))
 POSITIONS_SWEEP = Sweep("data.train_range", POSITION_RANGES, "distinct training positions (cx, cy)", log_x=True)
@@ -67,6 +83,11 @@ CONTROLS: tuple[Control, ...] = (
             from_config=len, flag_name="--seeds", cli_help=f"seeds 0..N-1 (default {len(SEEDS)})"),
     Control("bench_epochs", "train.epochs", "Epochs (full-batch Adam steps)", "slider", bounds=(50, 400, 10),
             flag_name="--epochs"),
+    Control("bench_split", "data", "Split", "radio", tuple(SPLITS), to_config=split_data, from_config=split_name,
+            flag_name="--split", extra={"horizontal": True},
+            format={"notebook": "the notebook's (whole-patch moves)", "phase": "phase (new offsets within a patch)"}.get,
+            help="The notebook's: trained at centres 5..10, tested at 3..4. Phase: trained at offsets 0-2 within a "
+                 "4-pixel patch anywhere on the canvas, tested at every other centre. Both ship precomputed."),
 )
 # What `python -m core remedies` offers beyond the form: the data-efficiency view's settings
 CLI_CONTROLS: tuple[Control, ...] = (

@@ -21,7 +21,7 @@ from core.engine.run_config import LESSON, GeneralizationConfig, TrainConfig
 from core.engine.verdict import BANDS, Verdict, difference, verdicts
 from core.lessons.controls import Control
 from core.lessons.exercise import Answer
-from core.lessons.lesson3_vit_vs_cnn import FITS, OPTIONS, OUTCOME, Lookup, PresetExercise
+from core.lessons.lesson3_vit_vs_cnn import FITS, OPTIONS, OUTCOME, Lookup, PresetExercise, phases_control
 from core.lessons.lesson4_fixing_the_vit import MAX_SEEDS, compared, first_seeds, from_bench
 from core.lessons.model_cards import BENCH as BENCH_MODELS
 from core.lessons.model_cards import label
@@ -70,6 +70,7 @@ CONTROLS: tuple[Control, ...] = (
             cli_nargs=2, flag_name="--train-range", cli_help="inclusive centre range, e.g. 6 12"),
     Control("digits_test_range", "data.test_range", "Test centres (unseen)", "slider", bounds=CENTRES, cli_nargs=2,
             flag_name="--test-range", cli_help="inclusive centre range, e.g. 4 5"),
+    phases_control("digits_phases", "--phases"),  # lesson 3's phase split, on real digits
     Control("digits_n_test", "data.n_test", "Test images", "slider", bounds=(50, 1000, 50), flag_name="--n-test"),
     Control("digits_canvas", "data.img_size", "Canvas (pixels a side)", "select_slider", (16, 24), flag_name="--canvas",
             help="A digit is 8×8: on 16×16 its centre can be 4..12, on 24×24 4..20 (and the ViTs see 36 patches)"),
@@ -97,14 +98,13 @@ def seen_unseen(result: RunResult, model: str) -> SeenUnseen:
     """A model's map accuracy at the training centres and at the test centres, every class, mean over seeds: how
     much of its test score is lost to the digits themselves, and how much to their position."""
     d = result.config.data
-    centres = np.array(d.kind.centres(d.img_size))
+    index = {c: i for i, c in enumerate(d.kind.centres(d.img_size))}
     grid = mean_grid(result, model)
 
-    def inside(r: tuple[int, int]) -> float:
-        keep = (centres >= r[0]) & (centres <= r[1])
-        return float(np.nanmean(grid[np.ix_(keep, keep)]))
+    def at(positions) -> float:
+        return float(np.nanmean([grid[index[cy], index[cx]] for cx, cy in positions]))
 
-    return SeenUnseen(inside(d.train_range), inside(d.test_range))
+    return SeenUnseen(at(d.train_positions), at(d.test_positions))
 
 
 # ---------------------------------------------------------------- exercises, answered from the shipped runs

@@ -14,7 +14,7 @@ from core.engine.fingerprint import ROOT, code_fingerprint
 from core.engine.results import RunResult
 from core.engine.run_config import GeneralizationConfig
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
-from core.lessons.lesson4_fixing_the_vit import BENCH
+from core.lessons.lesson4_fixing_the_vit import BENCH, BENCH_PHASE
 from core.lessons.lesson5_real_handwriting import PRESETS as DIGIT_PRESETS
 
 RESULTS_DIR = ROOT / "results"
@@ -22,6 +22,7 @@ RESULTS_DIR = ROOT / "results"
 SHIPPED_CONFIGS: dict[str, GeneralizationConfig] = {
     **{p: PRESETS[p] for p in ("lesson", "exercise-1", "exercise-2", "exercise-3", "mlp", "splits-notebook",
                                 "splits-phase")}, "remedies": BENCH,
+    "remedies-phase": BENCH_PHASE,
     "digits": DIGIT_PRESETS["ten digits"], "digits-0-1": DIGIT_PRESETS["0 vs 1"]}
 SHIPPED = tuple(SHIPPED_CONFIGS)
 

@@ -100,3 +100,15 @@ def test_a_selection_of_the_bench_is_read_from_the_stored_bench():
     picked = from_bench(stored.get, some)
     assert picked.config == some and {r.model for r in picked.rows} == {"vit", "cnn-flatten"}
     assert from_bench(stored.get, replace(some, train=replace(some.train, epochs=50))) is None  # other epochs: not stored
+
+
+def test_the_bench_on_the_phase_split_is_shipped_and_chosen_by_one_control():
+    from core.lessons.controls import config_from
+    from core.lessons.lesson4_fixing_the_vit import BENCH_PHASE, CONTROLS, bench_verdicts
+    from core.lessons.shipped import load_fresh_shipped
+
+    assert config_from(BENCH, CONTROLS, {"bench_split": "phase"}) == BENCH_PHASE
+    assert config_from(BENCH, CONTROLS, {"bench_split": "notebook"}) == BENCH
+    v = bench_verdicts(load_fresh_shipped()[BENCH_PHASE])
+    # what the page then says rests on these: random shifts (shown the offsets in training) and the CNNs hold
+    assert v["vit-shift"].band in ("top", "above") and v["cnn"].band == "top"
