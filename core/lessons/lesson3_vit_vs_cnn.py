@@ -114,7 +114,8 @@ CONTROLS: tuple[Control, ...] = (
             cli_help="hybrid only"),
     Control("pos_embed", "model.pos_embed", "Positional encoding (configurable ViT)", "selectbox", POS_EMBEDS,
             cli_help="configurable ViT only",
-            help="Only for the model 'ViT (configurable)'. The lesson's ViT always adds a fixed 1-D sin-cos table."),
+            help="Only for the model 'ViT (configurable)'. The lesson's ViT always adds its fixed 1-D sin-cos table "
+                 "(times α, the control above)."),
     Control("global_pool", "model.global_pool", "Pooling (configurable ViT)", "radio", GLOBAL_POOLS,
             format={"token": "class token", "avg": "mean of patches"}.get, extra={"horizontal": True},
             cli_help="configurable ViT only"),
