@@ -27,6 +27,18 @@ SPLIT_OPTIONS = ("Both stay near their whole-patch accuracy", "The CNN holds, th
                  "The ViT holds, the CNN drops", "Both drop")
 
 
+def predicted(key: str, question: str, options: tuple[str, ...], skip: str) -> bool:
+    """A prediction before an experiment's result (a learner's own answer: never in the link); True once made or
+    skipped (``skip``: the button's label)."""
+    choice = st.radio(question, options, index=None, key=key)
+    if choice is not None or st.session_state.get(f"{key}_skipped"):
+        return True
+    if st.button(skip, key=f"{key}_skip"):
+        st.session_state[f"{key}_skipped"] = True
+        st.rerun()
+    return False
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
 def _shifts(cfg, identity: tuple, seed: int, _result: RunResult) -> list:
     return shift_responses(_result, seed)
@@ -60,13 +72,8 @@ def what_broke(result: RunResult, lookup) -> None:
     st.markdown(f"**2 · The position table's size.** The lesson's ViT adds a fixed 1-D sin-cos table to its patch "
                 "tokens. The sweep below trained it again at several scales α of that table, nothing else changed, "
                 f"five {term('seed', 'seeds')} each.")
-    choice = st.radio("Predict: at α = 0.02 (a table 50 times smaller), the lesson's ViT at the unseen test centres "
-                      "will score…", ALPHA_OPTIONS, index=None, key="predict_alpha")
-    if choice is None and not st.session_state.get("predict_alpha_skipped"):
-        if st.button("Show the sweep without predicting", key="predict_alpha_skip"):
-            st.session_state.predict_alpha_skipped = True
-            st.rerun()
-    else:
+    if predicted("predict_alpha", "Predict: at α = 0.02 (a table 50 times smaller), the lesson's ViT at the unseen "
+                 "test centres will score…", ALPHA_OPTIONS, "Show the sweep without predicting"):
         points = scale_points()
         if points is None:
             st.info("The α sweep is not shipped with this version: `python -m scripts.precompute pos-scale` makes it.")
@@ -106,12 +113,8 @@ def what_broke(result: RunResult, lookup) -> None:
         st.info("The two splits' runs are not on this server: `python -m scripts.precompute splits-notebook "
                 "splits-phase` makes them, or pick their presets above and press Run.")
         return
-    choice = st.radio("Predict: at offsets never trained, the lesson's CNN and the ViT without any position table "
-                      "will…", SPLIT_OPTIONS, index=None, key="predict_split")
-    if choice is None and not st.session_state.get("predict_split_skipped"):
-        if st.button("Show the two splits without predicting", key="predict_split_skip"):
-            st.session_state.predict_split_skipped = True
-            st.rerun()
+    if not predicted("predict_split", "Predict: at offsets never trained, the lesson's CNN and the ViT without any "
+                     "position table will…", SPLIT_OPTIONS, "Show the two splits without predicting"):
         return
     rows = split_rows(notebook, phase)
     chart(model_figures.split_figure([r.model for r in rows], [r.whole for r in rows], [r.part for r in rows],

@@ -81,12 +81,17 @@ def offset_kind(d: DataConfig, cx: int, cy: int) -> str:
 
 def map_offsets(result: RunResult, model: str) -> dict[str, float]:
     """The model's accuracy on the map's centres by OFFSETS (the phase split), averaged over seeds and classes."""
+    return _map_by(result, model, offset_kind)
+
+
+def _map_by(result: RunResult, model: str, kind_of) -> dict[str, float]:
+    """The model's mean accuracy on the map's cells grouped by ``kind_of(data, cx, cy)``, in first-seen order."""
     d = result.config.data
-    got: dict[str, list[float]] = {k: [] for k in OFFSETS}
+    got: dict[str, list[float]] = {}
     for p in result.position_map:
         if p.model == model:
-            got[offset_kind(d, p.cx, p.cy)].append(p.correct)
-    return {k: float(np.mean(v)) for k, v in got.items() if v}
+            got.setdefault(kind_of(d, p.cx, p.cy), []).append(p.correct)
+    return {k: float(np.mean(v)) for k, v in got.items()}
 
 
 @lru_cache(maxsize=64)
@@ -97,12 +102,7 @@ def map_images_per_cell(d: DataConfig) -> int:
 
 def map_regions(result: RunResult, model: str) -> dict[str, float]:
     """The model's accuracy in each region of the map (REGIONS), averaged over its seeds and classes."""
-    d = result.config.data
-    got: dict[str, list[float]] = {r: [] for r in REGIONS}
-    for p in result.position_map:
-        if p.model == model:
-            got[region(d, p.cx, p.cy)].append(p.correct)
-    return {r: float(np.mean(v)) for r, v in got.items() if v}
+    return _map_by(result, model, region)
 
 
 @dataclass(frozen=True)
