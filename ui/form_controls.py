@@ -39,10 +39,15 @@ def load_preset(controls: Sequence[Control], cfg: GeneralizationConfig) -> None:
         st.session_state[c.key] = c.value(cfg)
 
 
+PRESETS_PER_ROW = 4
+
+
 def preset_buttons(presets: dict[str, GeneralizationConfig], notes: dict[str, str], controls: Sequence[Control],
                    prefix: str = "") -> None:
-    """One button per preset, in a row: each fills the form (the run waits for Run)."""
-    for col, name in zip(st.columns(len(presets)), presets, strict=True):
+    """One button per preset, at most PRESETS_PER_ROW to a row (more cut their names at 1400 px): each fills the
+    form (the run waits for Run)."""
+    columns = [col for start in range(0, len(presets), PRESETS_PER_ROW) for col in st.columns(PRESETS_PER_ROW)]
+    for col, name in zip(columns, presets, strict=False):
         col.button(name, key=f"{prefix}preset_{name}", help=notes[name], on_click=load_preset,
                    args=(controls, presets[name]), width="stretch")
 

@@ -74,6 +74,10 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
     behaviour_table(result, v)
 
 
+def _said(v: Verdict) -> str:
+    return "the best here" if v.interval is v.best else BAND_WORDS[v.band]
+
+
 def behaviour_table(result: RunResult, v: dict[str, Verdict]) -> None:
     """Per model: the verdict on the test set (its distinct images), over every unseen centre of the map, and
     what it answered: an accuracy at chance can hide one answer given to every image."""
@@ -85,9 +89,9 @@ def behaviour_table(result: RunResult, v: dict[str, Verdict]) -> None:
         said = answers(result, m)
         u = unseen.get(m)
         rows[model_figures.label(m)] = {
-            f"test set ({verdict.interval.images} distinct images)": f"{verdict.interval} · {BAND_WORDS[verdict.band]}",
+            f"test set ({verdict.interval.images} distinct images)": f"{verdict.interval} · {_said(verdict)}",
             "every unseen centre of the map": "—" if u is None else
-            f"{u.interval} · {BAND_WORDS[u.band]} ({u.interval.images} distinct images)",
+            f"{u.interval} · {_said(u)} ({u.interval.images} distinct images)",
             "what it answers on the test images": "—" if said is None else said.sentence()}
     static_table(pd.DataFrame.from_dict(rows, orient="index").rename_axis("model"),
                  "Each model: its test accuracy, its accuracy at every unseen centre, and what it answers")
