@@ -27,10 +27,11 @@ SPLIT_OPTIONS = ("Both stay near their whole-patch accuracy", "The CNN holds, th
                  "The ViT holds, the CNN drops", "Both drop")
 
 
-def predicted(key: str, question: str, options: tuple[str, ...], skip: str) -> bool:
-    """A prediction before an experiment's result (a learner's own answer: never in the link); True once made or
-    skipped (``skip``: the button's label)."""
-    choice = st.radio(question, options, index=None, key=key)
+def predicted(name: str, question: str, options: tuple[str, ...], skip: str) -> bool:
+    """A prediction before an experiment's result (a learner's own answer, under ``predict_<name>``: never in the
+    link); True once made or skipped (``skip``: the button's label)."""
+    key = f"predict_{name}"
+    choice = st.radio(question, options, index=None, key=f"predict_{name}")
     if choice is not None or st.session_state.get(f"{key}_skipped"):
         return True
     if st.button(skip, key=f"{key}_skip"):
@@ -72,7 +73,7 @@ def what_broke(result: RunResult, lookup) -> None:
     st.markdown(f"**2 · The position table's size.** The lesson's ViT adds a fixed 1-D sin-cos table to its patch "
                 "tokens. The sweep below trained it again at several scales α of that table, nothing else changed, "
                 f"five {term('seed', 'seeds')} each.")
-    if predicted("predict_alpha", "Predict: at α = 0.02 (a table 50 times smaller), the lesson's ViT at the unseen "
+    if predicted("alpha", "Predict: at α = 0.02 (a table 50 times smaller), the lesson's ViT at the unseen "
                  "test centres will score…", ALPHA_OPTIONS, "Show the sweep without predicting"):
         points = scale_points()
         if points is None:
@@ -113,7 +114,7 @@ def what_broke(result: RunResult, lookup) -> None:
         st.info("The two splits' runs are not on this server: `python -m scripts.precompute splits-notebook "
                 "splits-phase` makes them, or pick their presets above and press Run.")
         return
-    if not predicted("predict_split", "Predict: at offsets never trained, the lesson's CNN and the ViT without any "
+    if not predicted("split", "Predict: at offsets never trained, the lesson's CNN and the ViT without any "
                      "position table will…", SPLIT_OPTIONS, "Show the two splits without predicting"):
         return
     rows = split_rows(notebook, phase)
