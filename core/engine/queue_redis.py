@@ -36,9 +36,12 @@ def redis_url() -> str | None:
     return os.environ.get(URL_VARIABLE) or None
 
 
+CONNECT_SECONDS = 5  # a Redis that does not answer a connection this fast is unreachable: never a page left hanging
+
+
 def connect(url: str) -> Redis:
     """A connection to ``url``. The URL may hold a password: it is never printed, logged or shown."""
-    return Redis.from_url(url)
+    return Redis.from_url(url, socket_connect_timeout=CONNECT_SECONDS)
 
 
 def setting_id(cfg: GeneralizationConfig, fingerprint: str) -> str:

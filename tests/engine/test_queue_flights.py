@@ -265,3 +265,9 @@ def test_a_hand_made_progress_entry_reads_as_no_progress(redis_url):
             job.save_meta()
             s = ticket.wait(0)
             assert s.step is None and s.curve == [] and s.waiting == 0 and not s.finished
+
+
+def test_a_redis_that_does_not_answer_a_connection_is_given_up_in_seconds():
+    """A page opening while a class's Redis is away waits at most CONNECT_SECONDS to say so, not the OS's minutes."""
+    client = connect("redis://:secret@127.0.0.1:1/0")
+    assert client.connection_pool.connection_kwargs["socket_connect_timeout"] == queue_redis.CONNECT_SECONDS <= 5
