@@ -79,11 +79,6 @@ def offset_kind(d: DataConfig, cx: int, cy: int) -> str:
     return OFFSETS[1]
 
 
-def map_offsets(result: RunResult, model: str) -> dict[str, float]:
-    """The model's accuracy on the map's centres by OFFSETS (the phase split), averaged over seeds and classes."""
-    return _map_by(result, model, offset_kind)
-
-
 def _map_by(result: RunResult, model: str, kind_of) -> dict[str, float]:
     """The model's mean accuracy on the map's cells grouped by ``kind_of(data, cx, cy)``, in first-seen order."""
     d = result.config.data
