@@ -30,7 +30,7 @@ def main() -> None:
         (at.slider(key=key) if key in ("n_train", "n_test", "depth") else at.select_slider(key=key)).set_value(value)
     at.slider(key="train_range").set_value((5, 12))  # the widest that leaves the test centres 3..4 unseen
     at.select_slider(key="patch_size").set_value(2)
-    at.multiselect(key="models").set_value(["vit", "cnn", "hybrid", "vit-config"])
+    at.multiselect(key="models").set_value(["vit", "cnn", "hybrid", "vit-prenorm"])
     at.slider(key="epochs").set_value(10)
     at.slider(key="seeds").set_value(1)
     with PeakRss() as peak:

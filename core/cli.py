@@ -332,7 +332,7 @@ def _probe_drawing(args: argparse.Namespace, result, shape: str) -> dict:
 
 
 def _model_options(p: argparse.ArgumentParser) -> None:
-    from core.models.seed_vit import POS_EMBEDS, VIT_PRESETS
+    from core.models.prenorm_vit import POS_EMBEDS, VIT_PRESETS
 
     p.add_argument("--preset", default="seed", choices=list(VIT_PRESETS), help="model size (default: the seed's)")
     p.add_argument("--seed", type=int, default=13, help="weight seed (13: the seed module's torch.manual_seed)")

@@ -3,13 +3,17 @@
 import streamlit as st
 
 from core.data.images import SYNTHETIC_IMAGES
-from core.lessons.lesson1_patchify import PATCHIFY_EXERCISES, PatchifyConfig, PatchifyResult, notes, run_patchify
+from core.lessons.lesson1_patchify import PatchifyConfig, PatchifyResult, notes, run_patchify
 from core.nn.patch_embed import ConvPatchEmbed, LinearPatchEmbed, compare_embeddings, conv_weight_from_linear
 from core.nn.patchify import patchify, valid_patch_sizes
 from ui.exercise_panel import exercise_panel, show_me
 from ui.figures import image_figures, plots
 from ui.glossary import term
+from ui.lesson_list import page_of
 from ui.widgets import URL, background, bullets, chart, page_header, sections, share_link, show_source
+
+PAGE = page_of(__file__)
+
 
 IMAGE_SIZES = [8, 12, 16, 24, 32, 48, 64]
 
@@ -31,7 +35,7 @@ def choose(label: str, options: list[int], value: int, key: str) -> int:
 
 
 def intro() -> None:
-    page_header("Patchify", "🧩", "Cut an image into P×P patches, flatten each, map it through one linear layer: is "
+    page_header(PAGE, "Cut an image into P×P patches, flatten each, map it through one linear layer: is "
                 "that the same as a strided convolution? Move the sizes; the difference is measured below.")
 
 
@@ -187,7 +191,7 @@ def main() -> None:
     })
     metrics(r)
     background(BACKGROUND)
-    exercise_panel("patchify", PATCHIFY_EXERCISES, do=show_me(EXERCISE_SETTINGS))
+    exercise_panel(PAGE, do=show_me(EXERCISE_SETTINGS))
     what_to_notice(r)
     share_link()
     show_source(patchify, LinearPatchEmbed, ConvPatchEmbed, conv_weight_from_linear, compare_embeddings)

@@ -7,7 +7,6 @@ from core.lessons.lesson2_symmetry import (
     PERMUTATIONS,
     SEED,
     SEED_CASES,
-    SYMMETRY_EXERCISES,
     SymmetryConfig,
     attention,
     attention_notes,
@@ -19,11 +18,14 @@ from core.lessons.lesson2_symmetry import (
     shuffle_notes,
     verify,
 )
-from core.models.seed_vit import POS_EMBEDS, VIT_PRESETS, Attention, ViT
+from core.models.prenorm_vit import POS_EMBEDS, VIT_PRESETS, Attention, PreNormViT
 from ui.exercise_panel import exercise_panel, show_me
 from ui.figures import image_figures, plots
 from ui.glossary import term
+from ui.lesson_list import page_of
 from ui.widgets import URL, background, bullets, chart, page_header, sections, share_link, show_source
+
+PAGE = page_of(__file__)
 
 # The lesson's functions, cached per setting (frozen configs and plain values: the cache keys)
 cached_claims = st.cache_data(max_entries=64, show_spinner=False)(verify)
@@ -47,7 +49,7 @@ def with_positions(pos_embed: str) -> str:
 
 
 def intro() -> None:
-    page_header("Permutation symmetry", "🔀", "Shuffle an image's patches: does a Transformer's answer change? "
+    page_header(PAGE, "Shuffle an image's patches: does a Transformer's answer change? "
                 "Pick a positional encoding, reorder the patches, and compare the class scores.")
 
 
@@ -60,6 +62,7 @@ BACKGROUND = (
     f"The model is the {term('reference ViT')}, {term('untrained')}: its weights are drawn from a generator with "
     "the weight seed below."
 )
+
 
 
 def model_controls() -> SymmetryConfig:
@@ -197,10 +200,10 @@ def main() -> None:
     })
     claims_table(cfg)
     background(BACKGROUND)
-    exercise_panel("symmetry", SYMMETRY_EXERCISES, (cfg,), show_me(EXERCISE_SETTINGS))
+    exercise_panel(PAGE, (cfg,), show_me(EXERCISE_SETTINGS))
     what_to_notice(notes)
     share_link()
-    show_source(ViT, Attention, permute_and_compare, one_patch_change, verify)
+    show_source(PreNormViT, Attention, permute_and_compare, one_patch_change, verify)
 
 
 main()

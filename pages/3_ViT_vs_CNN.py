@@ -12,15 +12,16 @@ from core.engine.run_config import GeneralizationConfig
 from core.engine.train import train
 from core.engine.verdict import PREDICTIONS
 from core.lessons.controls import config_from
-from core.lessons.lesson3_vit_vs_cnn import CONTROLS, EXERCISES, PRESET_NOTES, PRESETS, SWEEPS, notes
+from core.lessons.lesson3_vit_vs_cnn import CONTROLS, PRESET_NOTES, PRESETS, SWEEPS, notes
 from core.models.cnn import CNNClassifier
-from core.models.lesson_vit import LessonViT
+from core.models.postnorm_vit import PostNormViT
 from ui.downloads import rows_csv
 from ui.draw_your_own import draw_your_own
 from ui.exercise_panel import exercise_panel
 from ui.figures import model_figures
 from ui.form_controls import changed_since, control_grid, load_preset, preset_buttons
 from ui.glossary import term
+from ui.lesson_list import page_of
 from ui.look_inside import load_models_ahead, look_inside
 from ui.results_store import result_store
 from ui.run_results import (
@@ -44,6 +45,8 @@ from ui.training import (
 from ui.what_broke_section import what_broke
 from ui.widgets import URL, background, bullets, chart, page_header, sections, share_link, show_source
 
+PAGE = page_of(__file__)
+
 LESSON = PRESETS["lesson"]
 # The form's controls are declared once, in core (lesson3_vit_vs_cnn.CONTROLS): widget, URL key, config
 # field and command-line flag. Each control's default is the lesson's value, so a link names only what differs.
@@ -57,7 +60,7 @@ def config_from_form() -> GeneralizationConfig:
 
 # ---------------------------------------------------------------- sections
 def intro() -> None:
-    page_header("ViT vs CNN", "⚖️", "Trained on shapes at some positions, tested at positions it never saw: which "
+    page_header(PAGE, "Trained on shapes at some positions, tested at positions it never saw: which "
                 "model still tells a plus from a circle there? Predict, then see.")
 
 
@@ -72,6 +75,7 @@ BACKGROUND = (
     f"{term('seed', 'seeds')}; a result is their mean with a 95 % {term('interval')} that counts the distinct test "
     f"images, judged against {term('chance')}. The exercises test what changes the outcome."
 )
+
 
 
 def predict(cfg: GeneralizationConfig, result: RunResult | None) -> bool:
@@ -92,7 +96,7 @@ def exercises(store) -> None:
         st.button(f"Fill the form with {ex.preset}", key=f"do_{ex.key}", on_click=load_preset,
                   args=(CONTROLS, PRESETS[ex.preset]), help=f"{PRESET_NOTES[ex.preset]} Then press Run in the form above.")
 
-    exercise_panel("vit-vs-cnn", EXERCISES, (store.get,), do)
+    exercise_panel(PAGE, (store.get,), do)
 
 
 def form() -> bool:
@@ -180,7 +184,7 @@ def main() -> None:
     link = share_link()
     if result is not None and revealed:
         downloads(result, link)
-    show_source(LessonViT, CNNClassifier, train, make_dataset)
+    show_source(PostNormViT, CNNClassifier, train, make_dataset)
 
 
 main()

@@ -17,7 +17,6 @@ from core.lessons.lesson4_fixing_the_vit import (
     POSITIONS_SEEDS,
     POSITIONS_SWEEP,
     REMEDIES,
-    REMEDY_EXERCISES,
     bench_verdicts,
     from_bench,
     notes,
@@ -27,7 +26,7 @@ from core.lessons.lesson4_fixing_the_vit import (
 )
 from core.lessons.model_cards import CARDS, GROUPS
 from core.lessons.shipped import load_shipped_rows
-from core.models.remedy_vit import RemedyViT
+from core.models.postnorm_vit import PostNormViT
 from core.nn.augment import RandomShift
 from core.nn.lsa import diagonal_mask
 from core.nn.rel_pos_bias import RelativePositionBias
@@ -38,11 +37,14 @@ from ui.exercise_panel import exercise_panel
 from ui.figures import model_figures
 from ui.form_controls import control_grid
 from ui.glossary import term
+from ui.lesson_list import page_of
 from ui.look_inside import load_models_ahead, look_inside
 from ui.results_store import result_store
 from ui.run_results import behaviour_table, maps_grid, ranking_table, the_split
 from ui.training import WARM_DELAY, live_curve_toggle, sweep_live, train_live
 from ui.widgets import background, bullets, chart, page_header, sections, share_link, show_source
+
+PAGE = page_of(__file__)
 
 CENTRES = list(valid_centres(16))
 DEFAULT = {c.key: c.value(BENCH) for c in CONTROLS}  # the bench's controls, declared once in core
@@ -54,7 +56,7 @@ def shipped_positions(base) -> list[dict] | None:
 
 
 def intro() -> None:
-    page_header("Fixing the ViT", "🩹", "Which change to the ViT lets it recognise shapes at positions it never saw, "
+    page_header(PAGE, "Which change to the ViT lets it recognise shapes at positions it never saw, "
                 "and what makes a CNN lose that? Predict, then see the bench.")
 
 
@@ -69,6 +71,7 @@ BACKGROUND = (
     "this bench adds for the ViT. Its verdicts count every unseen centre of the map (128 distinct images), since the "
     "test set's 8 distinct images cannot tell most remedies apart."
 )
+
 
 
 def cards() -> None:
@@ -222,8 +225,8 @@ def main() -> None:
         st.download_button("Per-seed results (CSV, with the link)", lambda: results_csv(result, link),
                            "vit_remedies_results.csv", "text/csv")  # built when clicked (ui.downloads)
     background(BACKGROUND)
-    exercise_panel("remedies", REMEDY_EXERCISES, (store.get,))
-    show_source(RemedyViT, RandomShift, RelativePositionBias, ShiftedPatchTokens, diagonal_mask)
+    exercise_panel(PAGE, (store.get,))
+    show_source(PostNormViT, RandomShift, RelativePositionBias, ShiftedPatchTokens, diagonal_mask)
 
 
 main()

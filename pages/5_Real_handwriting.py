@@ -15,7 +15,6 @@ from core.lessons.controls import config_from
 from core.lessons.lesson5_real_handwriting import (
     CONTROLS,
     DIGITS,
-    EXERCISES,
     PRESET_NOTES,
     PRESETS,
     lookup_in,
@@ -27,6 +26,7 @@ from ui.exercise_panel import exercise_panel
 from ui.figures import model_figures
 from ui.form_controls import changed_since, control_grid, load_preset, preset_buttons
 from ui.glossary import term
+from ui.lesson_list import page_of
 from ui.look_inside import load_models_ahead, look_inside
 from ui.results_store import result_store, run_id
 from ui.run_results import (
@@ -42,6 +42,8 @@ from ui.run_results import (
 from ui.training import WARM_DELAY, judged, live_curve_toggle, predict_first, ready_to_show, stored_or_trained
 from ui.widgets import background, bullets, page_header, sections, share_link, show_source
 
+PAGE = page_of(__file__)
+
 DEFAULT = {c.key: c.value(DIGITS) for c in CONTROLS}  # declared once in core: widget, URL key, field, flag
 # The prediction's three outcomes, as verdict bands (chance is 10 % for ten digits, 50 % for two)
 PREDICTIONS = {"Near the best model's accuracy": ("top",),
@@ -50,7 +52,7 @@ PREDICTIONS = {"Near the best model's accuracy": ("top",),
 
 
 def intro() -> None:
-    page_header("Real handwriting", "✍️", "Lesson 3 on real handwritten digits, tested at positions and in handwriting "
+    page_header(PAGE, "Lesson 3 on real handwritten digits, tested at positions and in handwriting "
                 "never seen in training: does the ViT's blind spot survive? Predict, then see.")
 
 
@@ -66,6 +68,7 @@ BACKGROUND = (
     "locations in some set-ups (Biscione & Bowers 2021; Blything et al. 2021), and ViTs lose accuracy under small "
     "shifts (Ding et al. 2023)."
 )
+
 
 
 def config_from_form() -> GeneralizationConfig:
@@ -151,7 +154,7 @@ def main() -> None:
         st.button(f"Fill the form with {ex.preset}", key=f"digits_do_{ex.key}", on_click=load_preset,
                   args=(CONTROLS, PRESETS[ex.preset]), help=f"{PRESET_NOTES[ex.preset]} Then press Run above.")
 
-    exercise_panel("digits", EXERCISES, (store.get,), do)
+    exercise_panel(PAGE, (store.get,), do)
     link = share_link()
     if result is not None and revealed:
         downloads(result, link)

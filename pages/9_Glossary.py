@@ -3,9 +3,13 @@
 import streamlit as st
 
 from ui.glossary import TERMS, slug
+from ui.lesson_list import page_of
 from ui.widgets import page_header
 
-page_header("Glossary", "📖", "The words the lessons use, each in a sentence or two.")
+PAGE = page_of(__file__)
+
+
+page_header(PAGE, "The words the lessons use, each in a sentence or two.")
 for word, definition in TERMS.items():
     st.subheader(word[0].upper() + word[1:], anchor=slug(word))
     st.markdown(definition)

@@ -9,16 +9,38 @@ every row's accuracies, test predictions, map cells, curves and weight bytes: ``
 scripts.compare_runs /tmp/before/results NAMES``), then restamp. A shipped result
 keeps the numbers of the machine that made it: a ViT seed can land elsewhere on another host or thread count
 (docs/performance.md), so training again here would change shipped numbers that no code change moved.
+
+Weights are written again under this code's state-dict keys (a renamed parameter or buffer): each model's tensors,
+in order and unchanged, must match the model this code builds in number and shape, or the name is refused.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 
+import torch
+
 from core.engine.fingerprint import code_fingerprint
+from core.engine.run import state_bytes
 from core.engine.run_config import GeneralizationConfig
 from core.lessons.shipped import SHIPPED_CONFIGS, load_shipped, save_shipped, shipped_path
+from core.models import registry
+
+
+def relayout(run: str, weights: bytes, cfg: GeneralizationConfig) -> bytes:
+    """``weights`` of ``run`` ("model/seed") under the keys of the model this code builds, tensors unchanged."""
+    name, seed = run.split("/")
+    model = registry.build(name, cfg.model, cfg.data.img_size, int(seed), cfg.data.kind.outputs)
+    old = torch.load(io.BytesIO(weights), weights_only=True)
+    shapes = [tuple(t.shape) for t in model.state_dict().values()]
+    if shapes != [tuple(t.shape) for t in old.values()]:
+        raise SystemExit(f"{run}: the stored tensors {list(old)} do not fit this code's model {list(model.state_dict())}")
+    if list(old) == list(model.state_dict()):
+        return weights
+    model.load_state_dict(dict(zip(model.state_dict(), old.values(), strict=True)))
+    return state_bytes(model)
 
 
 def restamp(name: str) -> None:
@@ -27,6 +49,7 @@ def restamp(name: str) -> None:
         if result.config != SHIPPED_CONFIGS[name]:
             raise SystemExit(f"{name}: the file holds another config than the preset's: precompute it instead")
         result.origin = "live"  # as a fresh run is saved; load_shipped marks it shipped again
+        result.weights = {run: relayout(run, w, result.config) for run, w in result.weights.items()}
         save_shipped(name, result)
         return
     path = shipped_path(name)

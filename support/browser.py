@@ -18,10 +18,10 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-component-update", "--disable-sync"]
 
 def _pages() -> dict[str, tuple[str, int]]:
-    """URL path -> (title, charts on first view), from the one list of lessons."""
-    from ui.lesson_list import LESSONS
+    """URL path -> (title, charts on first view) of the home page and the lessons, from the one list of pages."""
+    from ui.lesson_list import HOME, LESSONS
 
-    return {"": ("ViT Lab", 2), **{lesson.url_path: (lesson.title, lesson.min_charts) for lesson in LESSONS}}
+    return {page.url_path: (page.title, page.min_charts) for page in (HOME, *LESSONS)}
 
 
 PAGES = _pages()

@@ -178,8 +178,8 @@ def test_digits_refuses_what_the_page_refuses_in_one_line():
         p = run_cli("digits", *args)
         assert p.returncode == 2 and "Traceback" not in p.stderr and says in p.stderr, p.stderr
         assert len(p.stderr.strip().splitlines()) == 1
-    p = run_cli("digits", "--models", "vit-config")  # not on offer: argparse's own usage line and error
-    assert p.returncode == 2 and "invalid choice: 'vit-config'" in p.stderr
+    p = run_cli("digits", "--models", "vit-prenorm")  # not on offer: argparse's own usage line and error
+    assert p.returncode == 2 and "invalid choice: 'vit-prenorm'" in p.stderr
 
 
 def test_probe_an_own_drawing_answers_with_every_model_the_lens_and_the_shift_sweep():

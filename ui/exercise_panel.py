@@ -4,11 +4,12 @@ session (``st.session_state.progress``), so the home page can show it too."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import streamlit as st
 
 from core.lessons.exercise import Exercise
+from ui.lesson_list import Lesson
 
 FEEDBACK = {True: ("✅ Right.", st.success), False: ("❌ Not quite.", st.error)}
 
@@ -18,10 +19,10 @@ def progress() -> dict[str, bool]:
     return st.session_state.setdefault("progress", {})
 
 
-def exercise_panel(lesson: str, exercises: Sequence[Exercise], context: tuple = (),
-                   do: Callable[[Exercise], None] | None = None) -> None:
-    """``context``: what each exercise's ``answer`` needs; ``do(ex)``: draws a control that sets the page up
-    to answer ``ex`` (a preset button, say)."""
+def exercise_panel(page: Lesson, context: tuple = (), do: Callable[[Exercise], None] | None = None) -> None:
+    """The lesson's declared exercises. ``context``: what each exercise's ``answer`` needs; ``do(ex)``: draws a
+    control that sets the page up to answer ``ex`` (a preset button, say)."""
+    lesson, exercises = page.progress_key, page.exercises
     done = progress()
     right = sum(done.get(f"{lesson}/{ex.key}", False) for ex in exercises)
     # Closed: the page's figure comes first; its title keeps the count, so progress shows without opening it

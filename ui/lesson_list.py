@@ -1,10 +1,15 @@
-"""The one list of lessons: the home page's cards, the browser test's pages and the check that the
-``pages/`` folder (Streamlit's navigation) holds exactly these and the glossary come from here. Adding a
-lesson = a core module, a page file and one entry below."""
+"""The lab's pages, declared once: the navigation (``st.navigation`` in app.py), the home page's cards, each
+page's title and exercises, the browser tests' page list and the check that ``pages/`` holds exactly these all
+come from here. Adding a lesson = its core module (with its ``EXERCISES``), its page file, its tests and one
+``Lesson(...)`` below."""
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
+from pathlib import Path
+
+from core.lessons.exercise import Exercise
 
 
 @dataclass(frozen=True)
@@ -12,38 +17,72 @@ class Lesson:
     page: str  # the page file, relative to the app's root
     title: str  # the page's title (st.title) and its navigation label
     icon: str
-    blurb: str  # what the home page says about it
-    min_charts: int  # charts the page draws on first view, its first section (the browser test waits for them)
-    progress_key: str  # the lesson's name in the session's exercise progress (ui.exercise_panel)
-    exercises: int  # how many exercises its page asks
+    blurb: str = ""  # what the home page says about it
+    min_charts: int = 0  # charts the page draws on first view, its first section (the browser test waits for them)
+    module: str = ""  # its core.lessons module, whose EXERCISES the page asks ("": a page without exercises)
+    home: bool = False  # the page the server's root URL opens
 
     @property
     def url_path(self) -> str:
-        """The page's own URL under the server root, as Streamlit derives it from the file name."""
-        return self.page.removeprefix("pages/").removesuffix(".py").split("_", 1)[1]
+        """The page's own URL under the server root: its file name without the number ("" for the home page)."""
+        return "" if self.home else Path(self.page).stem.split("_", 1)[1]
+
+    @property
+    def progress_key(self) -> str:
+        """The page's name in the session's exercise progress (ui.exercise_panel) and its exercise widgets' keys."""
+        return self.url_path
+
+    @property
+    def exercises(self) -> tuple[Exercise, ...]:
+        return tuple(importlib.import_module(self.module).EXERCISES) if self.module else ()
 
 
 LESSONS: tuple[Lesson, ...] = (
     Lesson("pages/1_Patchify.py", "Patchify", "🧩",
            "An image becomes a sequence: cut into P×P patches, flatten, one linear map. See that "
-           "`Conv2d(kernel=P, stride=P)` computes exactly the same numbers, for any patch size, then break it.", 2, "patchify", 3),
+           "`Conv2d(kernel=P, stride=P)` computes exactly the same numbers, for any patch size, then break it.", 2,
+           "core.lessons.lesson1_patchify"),
     Lesson("pages/2_Permutation_symmetry.py", "Permutation symmetry", "🔀",
            "Without positional encodings a Transformer cannot tell where a patch was: shuffle the patches and the "
-           "class output stays put. Add learned or sinusoidal positions and the symmetry breaks.", 5, "symmetry", 3),
+           "class output stays put. Add learned or sinusoidal positions and the symmetry breaks.", 5,
+           "core.lessons.lesson2_symmetry"),
     Lesson("pages/3_ViT_vs_CNN.py", "ViT vs CNN", "⚖️",
            "Train both on plus-vs-circle images at some positions, test at unseen ones. Which one still tells a "
            "plus from a circle there? Predict, then see; then test the notebook's explanation: what the test "
            "asks, the position table's size, a 1-pixel against a one-patch move; and run its exercises.", 1,
-           "vit-vs-cnn", 3),
+           "core.lessons.lesson3_vit_vs_cnn"),
     Lesson("pages/4_Fixing_the_ViT.py", "Fixing the ViT", "🩹",
            "Remedies from the literature (random shifts, 2-D or relative positions, overlapping or shifted "
            "patches, locality attention, pooling), five seeds each, and CNNs with parts taken away. Predict which "
-           "of them recognise shapes at unseen positions, then see the bench.", 1, "remedies", 3),
+           "of them recognise shapes at unseen positions, then see the bench.", 1, "core.lessons.lesson4_fixing_the_vit"),
     Lesson("pages/5_Real_handwriting.py", "Real handwriting", "✍️",
            "The same test on real handwritten digits (the UCI scans, ten classes or 0 vs 1): new positions *and* "
            "new handwriting. Does the ViT's blind spot survive, does the CNN hold, and do lesson 4's remedies "
-           "still work? Five seeds each, with intervals.", 1, "digits", 3),
+           "still work? Five seeds each, with intervals.", 1, "core.lessons.lesson5_real_handwriting"),
 )
 
-# Pages that are not lessons: in the navigation after them, in the pages/ folder, not on the home page's cards
-GLOSSARY = Lesson("pages/9_Glossary.py", "Glossary", "📖", "", 0, "", 0)
+# Pages that are not lessons: home first in the navigation, the glossary after the lessons; no home-page card
+HOME = Lesson("pages/0_Home.py", "ViT Lab", "🔬", min_charts=2, home=True)
+GLOSSARY = Lesson("pages/9_Glossary.py", "Glossary", "📖")
+PAGES: tuple[Lesson, ...] = (HOME, *LESSONS, GLOSSARY)
+
+
+def nav_label(page: Lesson) -> str:
+    """The page's name in the navigation: "Home", the lessons numbered, the others by title."""
+    if page.home:
+        return "Home"
+    return f"{LESSONS.index(page) + 1} · {page.title}" if page in LESSONS else page.title
+
+
+def page_of(file: str) -> Lesson:
+    """The declaration of the page whose script is ``file`` (a page passes its ``__file__``)."""
+    name = Path(file).name
+    try:
+        return next(p for p in PAGES if Path(p.page).name == name)
+    except StopIteration:
+        raise ValueError(f"{name!r} is not declared in ui/lesson_list.py; pages: {[p.page for p in PAGES]}") from None
+
+
+def lesson_of(module: str) -> Lesson:
+    """The lesson whose core module is ``module`` (its ``__name__``)."""
+    return next(lesson for lesson in LESSONS if lesson.module == module)

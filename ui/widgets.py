@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from ui.figures import figure_tables, margins, theme
-from ui.lesson_list import GLOSSARY, LESSONS
+from ui.lesson_list import Lesson
 
 # Every control that sets an experiment is bound to the URL: the key is the query parameter, values equal
 # to the widget's default are left out. Exercise answers and predictions are not: a shared link should not
@@ -90,14 +90,9 @@ STYLE = """<style>
 </style>"""
 
 
-def navigation() -> None:
-    """The sidebar's page list, "Home" first. Streamlit's own list is switched off (client.showSidebarNavigation)
-    because it names the home page after its file, "app"; the pages/ folder still gives every page its URL."""
+def sidebar() -> None:
+    """The sidebar's tools under the page list (which app.py's ``st.navigation`` draws): the numbers switch."""
     with st.sidebar:
-        st.page_link("app.py", label="Home", icon="🔬")
-        for number, lesson in enumerate(LESSONS, start=1):
-            st.page_link(lesson.page, label=f"{number} · {lesson.title}", icon=lesson.icon)
-        st.page_link(GLOSSARY.page, label=GLOSSARY.title, icon=GLOSSARY.icon)
         st.toggle("Show numbers under every chart", key="numbers", bind=URL,
                   help="A table of each chart's values under it: for screen readers, printing, or copying numbers")
         st.divider()
@@ -105,11 +100,12 @@ def navigation() -> None:
     st.html(STYLE)  # page-wide rules (no space taken: a style-only st.html goes to the event container)
 
 
-def page_header(title: str, icon: str, question: str) -> None:
+def page_header(page: Lesson, question: str) -> None:
     """The page's title and its question in one line: what a learner reads before the first figure."""
-    st.set_page_config(page_title=f"{title} · ViT Lab", page_icon=icon, layout="wide", initial_sidebar_state="auto")
-    navigation()
-    st.title(title)
+    st.set_page_config(page_title=f"{page.title} · ViT Lab", page_icon=page.icon, layout="wide",
+                       initial_sidebar_state="auto")
+    sidebar()
+    st.title(page.title)
     st.markdown(f"**{question}**")
 
 

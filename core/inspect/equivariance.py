@@ -21,7 +21,6 @@ import torch.nn as nn
 
 from core.engine.results import RunResult
 from core.inspect.trained_model import class_probabilities, run_data, shared_model, untrained_model
-from core.nn.patchify import patchify
 
 AXES = {"x": -1, "y": -2}
 
@@ -56,11 +55,7 @@ def moved(images: torch.Tensor, axis: str, pixels: int) -> torch.Tensor:
 def patch_tokens(model: nn.Module, x: torch.Tensor) -> torch.Tensor | None:
     """(B, N, D) the tokens a transformer builds from the image's patches before any position is added; None for
     a model that has none (a CNN, an MLP)."""
-    if hasattr(model, "tokens"):
-        return model.tokens(x)
-    if hasattr(model, "embed") and hasattr(model, "patch_size"):
-        return model.embed(patchify(model.stem(x), model.patch_size))
-    return None
+    return model.tokens(x) if hasattr(model, "tokens") else None
 
 
 def token_set_change(a: torch.Tensor, b: torch.Tensor) -> float:

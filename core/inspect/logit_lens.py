@@ -21,23 +21,12 @@ from core.inspect.trained_model import class_probabilities
 
 
 def encoder_layers(model: nn.Module) -> nn.ModuleList:
-    """The model's encoder layers, in order (the lesson's and the remedies' ``layers``; the configurable ViT's
-    ``blocks``)."""
-    for owner in (model, getattr(model, "inner", None)):
-        for name in ("layers", "blocks"):
-            layers = getattr(owner, name, None)
-            if isinstance(layers, nn.ModuleList):
-                return layers
+    """The model's encoder layers, in order (the post-norm family's ``layers``; the pre-norm ViT's ``blocks``)."""
+    for name in ("layers", "blocks"):
+        layers = getattr(model, name, None)
+        if isinstance(layers, nn.ModuleList):
+            return layers
     raise ValueError(f"{type(model).__name__} has no encoder layers: the logit lens reads transformers only")
-
-
-def _tokens(output):
-    """A layer's output tokens (B, T, D): the configurable ViT's blocks also return their attention weights."""
-    return output[0] if isinstance(output, tuple) else output
-
-
-def _replaced(output, tokens: torch.Tensor):
-    return (tokens, *output[1:]) if isinstance(output, tuple) else tokens
 
 
 @dataclass(frozen=True)
@@ -51,7 +40,7 @@ def logit_lens(model: nn.Module, x: torch.Tensor) -> Lens:
     """The lens of one image ``x`` (1, C, H, W) through ``model`` (in evaluation mode)."""
     layers = encoder_layers(model)
     caught: list[torch.Tensor] = []
-    hooks = [layer.register_forward_hook(lambda m, i, out: caught.append(_tokens(out))) for layer in layers]
+    hooks = [layer.register_forward_hook(lambda m, i, out: caught.append(out)) for layer in layers]
     try:
         answer = model(x, attentions=[])  # every layer computes every token
     finally:
@@ -59,7 +48,7 @@ def logit_lens(model: nn.Module, x: torch.Tensor) -> Lens:
             h.remove()
     readings = []
     for tokens in caught[:-1]:
-        hook = layers[-1].register_forward_hook(lambda m, i, out, t=tokens: _replaced(out, t))
+        hook = layers[-1].register_forward_hook(lambda m, i, out, t=tokens: t)  # (B, T, D)
         try:
             readings.append(model(x, attentions=[]))
         finally:

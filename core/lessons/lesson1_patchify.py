@@ -176,7 +176,7 @@ def _precision_answer() -> Answer:
                            "difference is rounding, so it scales with the precision.")
 
 
-PATCHIFY_EXERCISES: tuple[Exercise, ...] = (
+EXERCISES: tuple[Exercise, ...] = (
     Exercise("tokens", "A 32×32 image cut into 2×2 patches: how many tokens does the encoder read, counting the "
              "class token?", "Set the image size to 32 and P to 2, then read *Tokens with [CLS]*.",
              ("64", "256", "257", "1024"), _tokens_answer),

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from core.lessons.exercise import Answer, Exercise
-from core.models.seed_vit import VIT_PRESETS, ViT, build_vit
+from core.models.prenorm_vit import VIT_PRESETS, PreNormViT, build_prenorm
 from core.nn import seeded
 from core.nn.patch_embed import linear_from_conv
 from core.nn.patchify import patchify, unpatchify
@@ -111,7 +111,7 @@ class BrightPatchAttention:
 SEED_POS_EMBED = "learned"
 
 
-def model_and_input(config: SymmetryConfig) -> tuple[ViT, torch.Tensor]:
+def model_and_input(config: SymmetryConfig) -> tuple[PreNormViT, torch.Tensor]:
     """The model, and the seed's random image: drawn from the same stream after the seed's model (learned
     positions), as the seed's verify does after ``torch.manual_seed``, from generators of this call's own.
 
@@ -120,10 +120,10 @@ def model_and_input(config: SymmetryConfig) -> tuple[ViT, torch.Tensor]:
     and the learner could not tell what the encoding alone did (and every chart of the image would be
     redrawn for nothing)."""
     g = seeded.generator(config.seed)
-    model = build_vit(config.vit_config(), g)
+    model = build_prenorm(config.vit_config(), g)
     if config.pos_embed != SEED_POS_EMBED:  # reach the seed's point in the stream: build its model, unused
         g = seeded.generator(config.seed)
-        build_vit(replace(config.vit_config(), pos_embed=SEED_POS_EMBED), g)
+        build_prenorm(replace(config.vit_config(), pos_embed=SEED_POS_EMBED), g)
     c = model.cfg
     x = torch.randn(1, c.in_chans, c.img_size, c.img_size, dtype=torch.float64, generator=g)  # (1, C, H, W)
     return model, x
@@ -151,7 +151,7 @@ def patch_permutation(kind: str, num_patches: int, grid: int, *, seed: int = 0, 
     raise ValueError(f"unknown permutation {kind!r}; choose one of {PERMUTATIONS}")
 
 
-def with_class_slot(perm: torch.Tensor, model: ViT) -> torch.Tensor:
+def with_class_slot(perm: torch.Tensor, model: PreNormViT) -> torch.Tensor:
     """Extend a patch permutation to the token sequence: the class token (if any) stays first."""
     if model.cls_token is None:
         return perm
@@ -159,15 +159,15 @@ def with_class_slot(perm: torch.Tensor, model: ViT) -> torch.Tensor:
 
 
 @torch.no_grad()
-def permute_and_compare(model: ViT, x: torch.Tensor, perm: torch.Tensor) -> Comparison:
+def permute_and_compare(model: PreNormViT, x: torch.Tensor, perm: torch.Tensor) -> Comparison:
     """Class logits and patch outputs for the original and the permuted patch order, without and with positions."""
     seq = model.sequence(model.patch_embed(x))  # (1, T, D), no positions
     order = with_class_slot(perm, model)
     start = int(model.cls_token is not None)
     out = {}
     for name, add in (("no_pos", lambda s: s), ("pos", model.add_positions)):
-        base, _ = model.encode(add(seq))  # (1, T, D)
-        moved, _ = model.encode(add(seq[:, order]))  # (1, T, D)
+        base = model.encode(add(seq))  # (1, T, D)
+        moved = model.encode(add(seq[:, order]))  # (1, T, D)
         logits, logits_p = model.head(model.pool(base)), model.head(model.pool(moved))
         out[name] = PermutationEffect(
             logits=logits[0].numpy(), logits_permuted=logits_p[0].numpy(),
@@ -179,7 +179,7 @@ def permute_and_compare(model: ViT, x: torch.Tensor, perm: torch.Tensor) -> Comp
 
 
 @torch.no_grad()
-def random_permutation_changes(model: ViT, x: torch.Tensor, n: int = 100, seed: int = 0) -> RandomChanges:
+def random_permutation_changes(model: PreNormViT, x: torch.Tensor, n: int = 100, seed: int = 0) -> RandomChanges:
     """max |Δ logits| over ``n`` random permutations, without and with positions, batched in one pass."""
     N = model.cfg.num_patches
     g = torch.Generator().manual_seed(seed)
@@ -195,7 +195,7 @@ def random_permutation_changes(model: ViT, x: torch.Tensor, n: int = 100, seed: 
 
 
 @torch.no_grad()
-def one_patch_change(model: ViT, x: torch.Tensor, patch: int = 0, amount: float = 3.0) -> PatchChange:
+def one_patch_change(model: PreNormViT, x: torch.Tensor, patch: int = 0, amount: float = 3.0) -> PatchChange:
     """Add ``amount`` to every pixel of one patch: which embeddings, outputs and logits change?"""
     c = model.cfg
     P, g = c.patch_size, c.grid_size
@@ -204,7 +204,7 @@ def one_patch_change(model: ViT, x: torch.Tensor, patch: int = 0, amount: float 
     changed[..., r * P:(r + 1) * P, col * P:(col + 1) * P] += amount
     emb, emb2 = model.patch_embed(x), model.patch_embed(changed)  # (1, N, D)
     seq, seq2 = model.add_positions(model.sequence(emb)), model.add_positions(model.sequence(emb2))
-    enc, enc2 = model.encode(seq)[0], model.encode(seq2)[0]  # (1, T, D)
+    enc, enc2 = model.encode(seq), model.encode(seq2)  # (1, T, D)
     start = int(model.cls_token is not None)
     emb_change = (emb2 - emb).norm(dim=-1)[0]  # (N,)
     out_change = (enc2 - enc)[:, start:].norm(dim=-1)[0]  # (N,)
@@ -271,11 +271,12 @@ def bright_patch_image(row: int, col: int, cfg=VIT_PRESETS["seed"]) -> torch.Ten
 
 
 @torch.no_grad()
-def bright_patch_attention(model: ViT, row: int, col: int) -> BrightPatchAttention:
+def bright_patch_attention(model: PreNormViT, row: int, col: int) -> BrightPatchAttention:
     """The seed's experiment at any position: class-token attention in the first block, every head."""
     c = model.cfg
     image = bright_patch_image(row, col, c)
-    logits, attentions = model(image, return_attention=True)
+    attentions: list[torch.Tensor] = []
+    logits = model(image, attentions)  # (1, K)
     w = attentions[0][0]  # (H, T, T): first block
     start = int(c.class_token)
     cls_row = w[:, 0]  # (H, T): what the class token (or token 0) attends to
@@ -297,7 +298,7 @@ NOTE = ("Move a bright 4×4 patch in a synthetic 16×16 image. The attention map
 
 def experiment(cases=SEED_CASES, config: SymmetryConfig = SymmetryConfig()) -> dict:
     """The seed module's ``experiment()`` structure, for its three cases or any others."""
-    model = build_vit(config.vit_config(), seeded.generator(config.seed))
+    model = build_prenorm(config.vit_config(), seeded.generator(config.seed))
     c = model.cfg
     out = []
     for identity, label, row, col in cases:
@@ -433,7 +434,7 @@ def _sincos_answer(cfg: SymmetryConfig) -> Answer:
                   "one does.")
 
 
-SYMMETRY_EXERCISES: tuple[Exercise, ...] = (
+EXERCISES: tuple[Exercise, ...] = (
     Exercise("shift", "With **no** positional encoding, shift every patch one column to the right (a translation). "
              "How much do the class logits change?", "Pick *none* positions and the *shift* permutation.",
              ("Not at all, up to rounding (< 1e-10)", "A little (1e-10 to 1e-2)", "A lot (more than 1e-2)"),

@@ -112,13 +112,13 @@ CONTROLS: tuple[Control, ...] = (
                  "smaller. α scales the table: 1 is the notebook's, 0 removes it."),
     Control("stem_channels", "model.stem_channels", "Hybrid stem channels", "select_slider", (2, 4, 8, 16),
             cli_help="hybrid only"),
-    Control("pos_embed", "model.pos_embed", "Positional encoding (configurable ViT)", "selectbox", POS_EMBEDS,
-            cli_help="configurable ViT only",
-            help="Only for the model 'ViT (configurable)'. The lesson's ViT always adds its fixed 1-D sin-cos table "
+    Control("pos_embed", "model.pos_embed", "Positional encoding (pre-norm ViT)", "selectbox", POS_EMBEDS,
+            cli_help="pre-norm ViT only",
+            help="Only for the model 'ViT (pre-norm, configurable)'. The lesson's ViT always adds its fixed 1-D sin-cos table "
                  "(times α, the control above)."),
-    Control("global_pool", "model.global_pool", "Pooling (configurable ViT)", "radio", GLOBAL_POOLS,
+    Control("global_pool", "model.global_pool", "Pooling (pre-norm ViT)", "radio", GLOBAL_POOLS,
             format={"token": "class token", "avg": "mean of patches"}.get, extra={"horizontal": True},
-            cli_help="configurable ViT only"),
+            cli_help="pre-norm ViT only"),
     Control("epochs", "train.epochs", "Epochs (full-batch Adam steps)", "slider", bounds=(10, 400, 10)),
     Control("lr", "train.lr", "Learning rate", "select_slider", (1e-4, 3e-4, 1e-3, 3e-3, 1e-2), format=lambda v: f"{v:g}"),
     Control("seeds", "train.seeds", "Seeds (0, 1, …)", "slider", bounds=(1, 5), to_config=lambda n: tuple(range(n)),

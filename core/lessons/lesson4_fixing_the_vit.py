@@ -181,7 +181,7 @@ BENCH_OPTIONS = ("Better than the 1-D table", "As good (within 10 points)", "Wor
                  "Can't tell yet")
 CNN_OPTIONS = ("As good as the lesson's CNN", "Above chance, below the lesson's CNN", "At chance or below",
                "Can't tell yet")
-REMEDY_EXERCISES: tuple[Exercise, ...] = (
+EXERCISES: tuple[Exercise, ...] = (
     _from_bench("learned-table", "Replace the lesson's fixed 1-D sin-cos table with a learned one. At the unseen "
                 "centres, the learned table does…", "Find *ViT, learned positions* and *ViT (lesson)* in the "
                 "ranking: compare their intervals.", BENCH_OPTIONS, learned_table),

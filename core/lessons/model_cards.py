@@ -136,7 +136,7 @@ CARDS: dict[str, Card] = {
         source='Kayhan & van Gemert 2020, CVPR.',
         reported=('CNNs can exploit absolute position through boundary effects; removing it improved translation '
                   'invariance and data efficiency on small datasets.')),
-    'vit-config': Card('ViT (configurable)', '#009e73'),
+    'vit-prenorm': Card('ViT (pre-norm, configurable)', '#009e73'),
     'mlp': Card('MLP (flatten + hidden layer)', '#7a5195'),
 }
 # Lesson 4's bench: every model with a group, in the order above

@@ -1,5 +1,5 @@
-"""The transformers' hyperparameters in one frozen config: what the ViT, the hybrid and the configurable
-ViT read (the CNN reads none). Names follow the paper and timm."""
+"""The transformers' hyperparameters in one frozen config: what the ViT, the hybrid and the pre-norm ViT read
+(the CNN reads none). Names follow the paper and timm."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 from dataclasses import dataclass
 
 # The choices are defined once, beside the code that reads them
-from core.models.lesson_vit import ATTN_IMPLS, AttnImpl
-from core.models.seed_vit import GLOBAL_POOLS, POS_EMBEDS, GlobalPool, PosEmbed
+from core.models.postnorm_vit import ATTN_IMPLS, AttnImpl
+from core.models.prenorm_vit import GLOBAL_POOLS, POS_EMBEDS, GlobalPool, PosEmbed
 
 MAX_POS_SCALE = 10.0
 
@@ -21,8 +21,8 @@ class ModelConfig:
     embed_dim: int = 32
     num_heads: int = 4
     depth: int = 2
-    pos_embed: PosEmbed = "learned"  # configurable ViT only; the lesson ViT always uses its 1-D sin-cos table
-    global_pool: GlobalPool = "token"  # configurable ViT only: class token, or mean of the patch tokens
+    pos_embed: PosEmbed = "learned"  # pre-norm ViT only; the lesson ViT always uses its 1-D sin-cos table
+    global_pool: GlobalPool = "token"  # pre-norm ViT only: class token, or mean of the patch tokens
     stem_channels: int = 8  # hybrid only
     attn_impl: AttnImpl = "fast"
     pos_scale: float = 1.0  # lesson ViT and hybrid: the scale of the fixed 1-D sin-cos table (1: the notebook's)

@@ -16,10 +16,10 @@ import torch
 import torch.nn as nn
 
 from core.models.cnn import CNNClassifier
-from core.models.lesson_vit import LessonViT
 from core.models.mlp import MLP_HIDDEN, FlattenMLP
 from core.models.model_config import ModelConfig
-from core.models.seed_vit import ViT, ViTConfig
+from core.models.postnorm_vit import PostNormViT, ViTVariant
+from core.models.prenorm_vit import PreNormConfig, PreNormViT
 from core.nn import seeded
 from core.nn.patchify import check_patch_size
 from core.nn.pos_embed import check_sincos2d
@@ -92,44 +92,29 @@ def check_patch(m: ModelConfig, size: int) -> None:
     check_patch_size(m.patch_size, size)
 
 
-def _check_configurable_vit(m: ModelConfig, size: int) -> None:
+def check_vit(m: ModelConfig, size: int, pos_embed: str) -> None:
+    """A ViT's settings against the image: patches tile it; a 2-D sin-cos table needs a width divisible by 4."""
     check_patch(m, size)
-    if m.pos_embed == "sincos2d":
+    if pos_embed == "sincos2d":
         check_sincos2d(m.embed_dim)
 
 
-class _SqueezeLogit(nn.Module):
-    """The configurable ViT answering as the lesson's models do: (B, 1) logits -> (B,) (or (B, K)), attention weights
-    appended to ``attentions`` when given, and what the probe reads (grid, patch size, class token, table)."""
-
-    def __init__(self, inner: ViT):
-        super().__init__()
-        self.inner = inner
-        self.grid_size, self.patch_size = inner.cfg.grid_size, inner.cfg.patch_size
-        self.class_token = inner.cfg.class_token
-
-    def patch_position_table(self) -> torch.Tensor | None:
-        table = self.inner.pos_embed
-        return None if table is None else table[0, int(self.class_token):]  # (N, D) view
-
-    def forward(self, x: torch.Tensor, attentions: list | None = None) -> torch.Tensor:
-        if attentions is None:
-            return self.inner(x).squeeze(-1)
-        logits, weights = self.inner(x, return_attention=True)
-        attentions.extend(weights)
-        return logits.squeeze(-1)
+def postnorm_vit(m: ModelConfig, size: int, g: torch.Generator, outputs: int, variant: ViTVariant) -> nn.Module:
+    """The lesson's ViT family at the config's sizes, with ``variant``'s one change."""
+    return PostNormViT(size, m.patch_size, IN_CHANS, m.embed_dim, m.num_heads, m.depth, variant, generator=g,
+                       num_classes=outputs)
 
 
-def _lesson_vit(m: ModelConfig, size: int, g: torch.Generator, outputs: int, stem: int = 0) -> nn.Module:
-    return LessonViT(size, m.patch_size, IN_CHANS, m.embed_dim, m.num_heads, m.depth, stem_channels=stem,
-                     attn_impl=m.attn_impl, pos_scale=m.pos_scale, generator=g, num_classes=outputs)
+def _lesson_variant(m: ModelConfig, **change) -> ViTVariant:
+    """The lesson's own ViT reads how attention is computed and the table's scale from the config."""
+    return ViTVariant(attn_impl=m.attn_impl, pos_scale=m.pos_scale, **change)
 
 
-def _configurable_vit(m: ModelConfig, size: int, g: torch.Generator, outputs: int) -> nn.Module:
-    cfg = ViTConfig(img_size=size, in_chans=IN_CHANS, patch_size=m.patch_size, embed_dim=m.embed_dim, depth=m.depth,
-                    num_heads=m.num_heads, mlp_ratio=2.0, num_classes=outputs, pos_embed=m.pos_embed,
-                    class_token=m.global_pool == "token", global_pool=m.global_pool)
-    return _SqueezeLogit(ViT(cfg, generator=g))
+def _prenorm_vit(m: ModelConfig, size: int, g: torch.Generator, outputs: int) -> nn.Module:
+    cfg = PreNormConfig(img_size=size, in_chans=IN_CHANS, patch_size=m.patch_size, embed_dim=m.embed_dim,
+                        depth=m.depth, num_heads=m.num_heads, mlp_ratio=2.0, num_classes=outputs,
+                        pos_embed=m.pos_embed, class_token=m.global_pool == "token", global_pool=m.global_pool)
+    return PreNormViT(cfg, generator=g)
 
 
 VIT_FIELDS = ("patch_size", "embed_dim", "num_heads", "depth")  # what every ViT reads
@@ -137,7 +122,8 @@ LESSON_VIT_FIELDS = VIT_FIELDS + ("attn_impl", "pos_scale")  # and the lesson's 
 
 register(ModelSpec(
     name="vit", transformer=True, uses=LESSON_VIT_FIELDS,
-    build=_lesson_vit, activation_bytes=transformer_activation, safety=1.4, flops=transformer_flops,
+    build=lambda m, size, g, outputs: postnorm_vit(m, size, g, outputs, _lesson_variant(m)),
+    activation_bytes=transformer_activation, safety=1.4, flops=transformer_flops,
     check=check_patch))
 register(ModelSpec(
     name="cnn", transformer=False, uses=(),
@@ -146,14 +132,15 @@ register(ModelSpec(
 register(ModelSpec(
     name="hybrid", transformer=True,
     uses=LESSON_VIT_FIELDS + ("stem_channels",),
-    build=lambda m, size, g, outputs: _lesson_vit(m, size, g, outputs, stem=m.stem_channels),
+    build=lambda m, size, g, outputs: postnorm_vit(m, size, g, outputs, _lesson_variant(
+        m, tokens="stem", stem_channels=m.stem_channels)),
     activation_bytes=lambda m, size: transformer_activation(m, size, m.stem_channels), safety=1.4,
     flops=lambda m, size: transformer_flops(m, size, m.stem_channels), check=check_patch))
 register(ModelSpec(
-    name="vit-config", transformer=True,
+    name="vit-prenorm", transformer=True,
     uses=("patch_size", "embed_dim", "num_heads", "depth", "pos_embed", "global_pool"),
-    build=_configurable_vit, activation_bytes=transformer_activation, safety=1.9, flops=transformer_flops,
-    check=_check_configurable_vit))
+    build=_prenorm_vit, activation_bytes=transformer_activation, safety=1.9, flops=transformer_flops,
+    check=lambda m, size: check_vit(m, size, m.pos_embed)))
 register(ModelSpec(
     name="mlp", transformer=False, uses=(),
     build=lambda m, size, g, outputs: FlattenMLP(size, IN_CHANS, generator=g, num_classes=outputs),

@@ -36,6 +36,6 @@ def test_a_package_init_on_the_way_is_in_the_closure(tmp_path):
 
 def test_the_real_closure_holds_every_model_and_the_loop():
     closure = import_closure()
-    assert {"core.engine.train", "core.models.registry", "core.models.remedies", "core.models.remedy_vit",
+    assert {"core.engine.train", "core.models.registry", "core.models.remedies", "core.models.postnorm_vit",
             "core.nn.adam", "core.nn.seeded", "core.data.shapes"} <= set(closure)
     assert not [m for m in closure if m.startswith(("core.lessons", "core.inspect"))]

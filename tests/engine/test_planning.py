@@ -12,7 +12,7 @@ from core.models.model_config import ModelConfig
 
 MiB = 2**20
 CAPACITY = int(1.5 * 2**30) - 450 * MiB - planning.MARGIN  # a page with torch loaded, as on the server
-LARGEST = replace(LESSON, models=("vit", "cnn", "hybrid", "vit-config"), data=DataConfig(n_train=3000, train_range=(5, 12)),
+LARGEST = replace(LESSON, models=("vit", "cnn", "hybrid", "vit-prenorm"), data=DataConfig(n_train=3000, train_range=(5, 12)),
                   model=ModelConfig(patch_size=2, embed_dim=64, num_heads=8, depth=4, stem_channels=16))
 
 
@@ -23,7 +23,7 @@ def test_plan_uses_workers_only_while_full_batches_fit():
     assert ex1.workers == 2 and not ex1.chunked
     big = planning.plan(LARGEST, CAPACITY, cores=2)
     # of 128 distinct images (5..12, the widest range that leaves the test centres 3..4 unseen)
-    assert big.workers == 1 and big.chunks["vit-config"] is not None and big.chunks["vit-config"] < 128
+    assert big.workers == 1 and big.chunks["vit-prenorm"] is not None and big.chunks["vit-prenorm"] < 128
     assert max(big.job_bytes.values()) + planning.WORKER_BASE <= CAPACITY
 
 

@@ -38,9 +38,9 @@ def test_progress_callback_can_stop_a_run():
 
 def test_every_registered_model_runs_in_registry_order():
     cfg = replace(with_value(with_value(TINY, "model.pos_embed", "sincos2d"), "model.global_pool", "avg"),
-                  models=("vit-config", "hybrid", "cnn", "vit"), train=TrainConfig(epochs=3, seeds=(0,)))
+                  models=("vit-prenorm", "hybrid", "cnn", "vit"), train=TrainConfig(epochs=3, seeds=(0,)))
     result = run(cfg)
-    assert [r.model for r in result.rows] == ["vit", "cnn", "hybrid", "vit-config"]
+    assert [r.model for r in result.rows] == ["vit", "cnn", "hybrid", "vit-prenorm"]
 
 
 def test_divergence_is_reported_never_as_an_accuracy():
@@ -68,7 +68,7 @@ def test_sweep_rows_and_its_caps(monkeypatch):
     rows = sweep(replace(TINY, models=("cnn",), train=TrainConfig(epochs=2, seeds=(0,))), SWEEPS["patch size"], values=(4, 8))
     assert [r.value for r in rows] == [4, 8]
     heavy = replace(with_value(LESSON, "train", TrainConfig(epochs=400, seeds=(0, 1, 2, 3, 4))),
-                    models=("vit", "cnn", "hybrid", "vit-config"))
+                    models=("vit", "cnn", "hybrid", "vit-prenorm"))
     with pytest.raises(ValueError, match=r"the sweep's run at patch size P \(pixels\) = 2 is .* \(limit 12x\)"):
         sweep(heavy, SWEEPS["patch size"])  # refused before anything trains
     monkeypatch.setattr(flights_module, "MAX_SWEEP_COST", 2.0)

@@ -45,7 +45,7 @@ def test_presets_use_registered_models_and_inclusive_ranges():
     (lambda: GeneralizationConfig(models=("perceptron",)), "'perceptron'"),
     (lambda: GeneralizationConfig(models=()), "non-empty"),
     (lambda: GeneralizationConfig(model=ModelConfig(patch_size=5)), "patch_size=5 does not divide"),
-    (lambda: GeneralizationConfig(models=("vit-config",), model=ModelConfig(embed_dim=18, num_heads=2,
+    (lambda: GeneralizationConfig(models=("vit-prenorm",), model=ModelConfig(embed_dim=18, num_heads=2,
                                                                             pos_embed="sincos2d")), "sincos2d"),
 ])
 def test_bad_values_are_refused_in_one_line_naming_them(build, message):

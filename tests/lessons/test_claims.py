@@ -6,7 +6,8 @@ import re
 from pathlib import Path
 
 from core.engine.verdict import verdicts
-from core.lessons.lesson4_fixing_the_vit import BENCH, REMEDY_EXERCISES, bench_verdicts
+from core.lessons.lesson4_fixing_the_vit import BENCH, bench_verdicts
+from core.lessons.lesson4_fixing_the_vit import EXERCISES as REMEDY_EXERCISES
 from core.lessons.model_cards import CARDS
 from core.lessons.shipped import load_fresh_shipped
 

@@ -11,7 +11,7 @@ from core.lessons.lesson3_vit_vs_cnn import CONTROLS, LESSON
 from core.models.registry import REGISTRY
 from tests.apptest_helpers import page
 
-EVERY_TRANSFORMER = {"models": ["vit", "cnn", "hybrid", "vit-config"]}  # so that no setting is left unread
+EVERY_TRANSFORMER = {"models": ["vit", "cnn", "hybrid", "vit-prenorm"]}  # so that no setting is left unread
 
 
 def other_value(c, base=LESSON):
@@ -82,7 +82,7 @@ def test_the_bench_controls_keep_the_benchs_rules():
     with pytest.raises(ValueError, match="seeds must be in 1..10, got 11"):
         config_from(lesson4.BENCH, lesson4.CONTROLS, {"bench_seeds": 11})
     with pytest.raises(ValueError, match="not on the bench"):
-        config_from(lesson4.BENCH, lesson4.CONTROLS, {"bench_models": ["vit-config"]})
+        config_from(lesson4.BENCH, lesson4.CONTROLS, {"bench_models": ["vit-prenorm"]})
 
 
 @pytest.mark.parametrize("controls", [CONTROLS, lesson4.CONTROLS, lesson5.CONTROLS], ids=["lesson3", "lesson4", "lesson5"])

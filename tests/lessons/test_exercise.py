@@ -6,8 +6,9 @@ from dataclasses import replace
 import pytest
 
 from core.lessons import lesson2_symmetry
-from core.lessons.lesson1_patchify import PATCHIFY_EXERCISES
-from core.lessons.lesson2_symmetry import SYMMETRY_EXERCISES, SymmetryConfig
+from core.lessons.lesson1_patchify import EXERCISES as PATCHIFY_EXERCISES
+from core.lessons.lesson2_symmetry import EXERCISES as SYMMETRY_EXERCISES
+from core.lessons.lesson2_symmetry import SymmetryConfig
 
 
 @pytest.mark.parametrize("ex", PATCHIFY_EXERCISES, ids=lambda e: e.key)

@@ -18,7 +18,7 @@ from core.lessons.lesson2_symmetry import (
     random_permutation_changes,
     verify,
 )
-from core.models.seed_vit import build_vit
+from core.models.prenorm_vit import build_prenorm
 from core.nn import seeded
 
 
@@ -60,12 +60,13 @@ def reference():
 
 def test_seed_preset_matches_independent_reference():
     ref = reference()
-    model = build_vit(SymmetryConfig().vit_config(), seeded.generator(13))
+    model = build_prenorm(SymmetryConfig().vit_config(), seeded.generator(13))
     torch.manual_seed(99)
     x = torch.randn(4, 3, 16, 16, dtype=torch.float64)
     with torch.no_grad():
         ref_logits, ref_w = ref(x)
-        logits, attentions = model(x, return_attention=True)
+        attentions: list[torch.Tensor] = []
+        logits = model(x, attentions)
     assert (logits - ref_logits).abs().max() <= 1e-12
     assert (attentions[0] - ref_w).abs().max() <= 1e-12
 
@@ -105,7 +106,7 @@ def test_permutations_invariant_without_positions_and_broken_with(kind):
 
 def test_mean_pooling_without_class_token_is_invariant_too():
     cfg = SymmetryConfig(pos_embed="sincos2d")
-    model = build_vit(cfg.vit_config().__class__(**{**cfg.vit_config().__dict__, "class_token": False,
+    model = build_prenorm(cfg.vit_config().__class__(**{**cfg.vit_config().__dict__, "class_token": False,
                                                    "global_pool": "avg"}), seeded.generator(0))
     x = torch.randn(1, 3, 16, 16, dtype=torch.float64)
     r = permute_and_compare(model, x, patch_permutation("random", 16, 4, seed=1))
@@ -128,7 +129,7 @@ def test_one_patch_change_is_local_before_and_global_after_attention():
 
 
 def test_bright_patch_attention_any_position():
-    model = build_vit(SymmetryConfig().vit_config(), seeded.generator(13))
+    model = build_prenorm(SymmetryConfig().vit_config(), seeded.generator(13))
     a = bright_patch_attention(model, 2, 1)
     assert a.class_to_patch.shape == (2, 4, 4)
     np.testing.assert_allclose(a.row_sum, 1.0, atol=1e-12)
@@ -163,7 +164,7 @@ def test_the_image_is_the_seeds_whatever_the_positional_encoding():
     # so drawing after that model would change the picture with the encoding
     seed_model, seed_image = model_and_input(SymmetryConfig(pos_embed="learned"))
     g = seeded.generator(SEED)
-    build_vit(seed_model.cfg, g)
+    build_prenorm(seed_model.cfg, g)
     assert torch.equal(seed_image, torch.randn(seed_image.shape, dtype=torch.float64, generator=g))
     for pos_embed in ("none", "sincos", "sincos2d"):
         model, image = model_and_input(SymmetryConfig(pos_embed=pos_embed))

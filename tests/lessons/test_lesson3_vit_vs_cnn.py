@@ -37,7 +37,8 @@ def test_the_answer_follows_the_run():
 
 
 def test_lesson_4s_exercises_are_answered_from_the_bench_and_follow_its_numbers():
-    from core.lessons.lesson4_fixing_the_vit import BENCH, REMEDY_EXERCISES
+    from core.lessons.lesson4_fixing_the_vit import BENCH
+    from core.lessons.lesson4_fixing_the_vit import EXERCISES as REMEDY_EXERCISES
 
     shipped = load_fresh_shipped()
     answers = {ex.key: ex.answer(shipped.get) for ex in REMEDY_EXERCISES}

@@ -13,7 +13,7 @@ from tests.test_cli import run_cli
 
 def test_the_bench_is_every_model_with_a_group_and_each_remedy_is_declared_once():
     assert set(BENCH.models) == set(BENCH_MODELS) and set(BENCH_MODELS) <= set(REGISTRY)
-    assert set(REGISTRY) - set(BENCH_MODELS) == {"vit-config", "mlp"}  # the form's configurable ViT; lesson 3's MLP
+    assert set(REGISTRY) - set(BENCH_MODELS) == {"vit-prenorm", "mlp"}  # the form's pre-norm ViT; lesson 3's MLP
     with pytest.raises(ValueError, match="already registered"):
         remedy("cnn-avg", CNNVariant(head="avg"))
 
@@ -21,8 +21,8 @@ def test_the_bench_is_every_model_with_a_group_and_each_remedy_is_declared_once(
 def test_the_bench_is_the_lessons_split_with_five_seeds_and_refuses_strangers():
     assert BENCH.data.train_range == (5, 10) and BENCH.data.test_range == (3, 4) and len(BENCH.train.seeds) >= 5
     assert bench(("cnn", "vit"), 2).models == ("vit", "cnn")  # the registry's order: one key per setting
-    with pytest.raises(ValueError, match="not on the bench: \\['vit-config'\\]"):
-        bench(("vit-config",))
+    with pytest.raises(ValueError, match="not on the bench: \\['vit-prenorm'\\]"):
+        bench(("vit-prenorm",))
     with pytest.raises(ValueError, match="seeds must be in 1..10, got 0"):
         bench(seeds=0)
     assert [positions(r) for r in POSITION_RANGES] == [1, 4, 16, 36, 64]
@@ -78,7 +78,8 @@ def test_what_to_notice_and_the_prediction_are_read_from_the_bench():
 
 def test_the_flatten_head_card_and_answer_follow_the_bench_not_a_belief():
     """The card used to say "nothing should help here"; the shipped bench has the flatten head near the CNN."""
-    from core.lessons.lesson4_fixing_the_vit import REMEDY_EXERCISES, bench_verdicts
+    from core.lessons.lesson4_fixing_the_vit import EXERCISES as REMEDY_EXERCISES
+    from core.lessons.lesson4_fixing_the_vit import bench_verdicts
     from core.lessons.model_cards import CARDS
     from core.lessons.shipped import load_fresh_shipped
 

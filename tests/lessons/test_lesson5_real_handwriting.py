@@ -40,7 +40,7 @@ def test_the_form_builds_one_config_and_refuses_a_range_that_does_not_fit():
     with pytest.raises(ValueError, match="does not fit a 16x16 image"):
         config_from(DIGITS, CONTROLS, {"digits_train_range": (6, 20)})
     with pytest.raises(ValueError, match="not offered here"):
-        config_from(DIGITS, CONTROLS, {"digits_models": ["vit-config"]})
+        config_from(DIGITS, CONTROLS, {"digits_models": ["vit-prenorm"]})
 
 
 def test_a_selection_of_the_shipped_models_needs_no_training(shipped):

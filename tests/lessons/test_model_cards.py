@@ -37,7 +37,8 @@ def test_no_card_no_label_and_no_colour_is_in_the_training_fingerprint(tmp_path)
     cards = copy / "core" / "lessons" / "model_cards.py"
     cards.write_text(cards.read_text().replace("ViT (lesson)", "The lesson's ViT").replace("#d55e00", "#ff0000"))
     assert code_fingerprint(root=copy) == before
-    vit = copy / "core" / "models" / "lesson_vit.py"
-    vit.write_text(vit.read_text().replace("return self.head(tok[:, 0]).squeeze(-1)",
-                                           "return 2 * self.head(tok[:, 0]).squeeze(-1)"))
+    vit = copy / "core" / "models" / "postnorm_vit.py"
+    forward = "return self.head(pooled).squeeze(-1)"
+    assert forward in vit.read_text()
+    vit.write_text(vit.read_text().replace(forward, "return 2 * self.head(pooled).squeeze(-1)"))
     assert code_fingerprint(root=copy) != before

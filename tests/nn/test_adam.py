@@ -8,7 +8,7 @@ from core.models.registry import build
 from core.nn.adam import Adam
 
 
-@pytest.mark.parametrize("name", ["vit", "cnn", "hybrid", "vit-config"])
+@pytest.mark.parametrize("name", ["vit", "cnn", "hybrid", "vit-prenorm"])
 def test_same_weights_as_torch_adam_bit_for_bit(name):
     cfg = PRESETS["tiny"]
     data = make_data(cfg.data)

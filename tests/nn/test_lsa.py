@@ -1,6 +1,6 @@
 import torch
 
-from core.models.lesson_vit import EncoderLayer
+from core.models.postnorm_vit import EncoderLayer
 from core.nn import seeded
 from core.nn.lsa import LearnedTemperature, diagonal_mask
 

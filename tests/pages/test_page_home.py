@@ -1,25 +1,22 @@
 from tests.apptest_helpers import assert_clean, page
+from ui.lesson_list import LESSONS
 
 
-def test_home_links_every_lesson_and_names_itself_home_in_the_navigation():
+def test_home_has_a_card_per_lesson_in_order():
     at = page("app.py")
     assert_clean(at)
     assert "ViT Lab" in at.title[0].value
-    links = [(el.proto.label, el.proto.page) for el in at.get("page_link")]
-    home = links.index(("Home", ""))  # the sidebar comes after the main area in AppTest's tree
-    nav = links[home:home + 7]
-    cards = [link for link in links[:home] if link[0] != "Find out in lesson 3"]  # the picture's link comes first
-    lessons = ["Patchify", "Permutation_symmetry", "ViT_vs_CNN", "Fixing_the_ViT", "Real_handwriting"]
-    assert nav[0][0] == "Home" and [p for _, p in nav[1:]] == [*lessons, "Glossary"]
-    assert [p for _, p in cards] == lessons
-    assert not any(label == "app" for label, _ in links)
+    cards = [(el.proto.label, el.proto.page) for el in at.get("page_link") if not el.proto.label.startswith("Find out")]
+    assert cards == [(f"{n} · {lesson.title}", lesson.url_path) for n, lesson in enumerate(LESSONS, start=1)]
 
 
 def test_home_shows_exercise_progress_from_the_session():
     at = page("app.py")
-    at.session_state["progress"] = {"patchify/tokens": True, "patchify/precision": False}
+    first = LESSONS[0]
+    right, wrong = (ex.key for ex in first.exercises[:2])
+    at.session_state["progress"] = {f"{first.progress_key}/{right}": True, f"{first.progress_key}/{wrong}": False}
     at.run()
-    assert any(c.value.startswith("Exercises: 1 of 3 answered right") for c in at.caption)
+    assert any(c.value.startswith(f"Exercises: 1 of {len(first.exercises)} answered right") for c in at.caption)
 
 
 def test_home_shows_the_finding_as_a_picture_without_giving_away_lesson_3():

@@ -1,6 +1,9 @@
 import pytest
 
 from tests.apptest_helpers import all_charts, assert_change_shows, assert_clean, page
+from ui.lesson_list import page_of
+
+EXERCISES_KEY = page_of("pages/1_Patchify.py").progress_key  # the exercise widgets' keys start with it
 
 PAGE = "pages/1_Patchify.py"
 
@@ -92,12 +95,12 @@ def test_exercise_show_me_sets_the_controls_and_check_explains():
     at = page(PAGE)
     at.button(key="do_tokens").click().run()
     assert metric(at, "Tokens with [CLS]") == "257"
-    at.radio(key="answer_patchify_tokens").set_value("256").run()
-    at.button(key="check_patchify_tokens").click().run()
+    at.radio(key=f"answer_{EXERCISES_KEY}_tokens").set_value("256").run()
+    at.button(key=f"check_{EXERCISES_KEY}_tokens").click().run()
     assert any("Not quite" in e.value and "**257**" in e.value for e in at.error)
-    at.radio(key="answer_patchify_tokens").set_value("257").run()
-    at.button(key="check_patchify_tokens").click().run()
-    assert any("Right" in s.value for s in at.success) and at.session_state["progress"] == {"patchify/tokens": True}
+    at.radio(key=f"answer_{EXERCISES_KEY}_tokens").set_value("257").run()
+    at.button(key=f"check_{EXERCISES_KEY}_tokens").click().run()
+    assert any("Right" in s.value for s in at.success) and at.session_state["progress"] == {f"{EXERCISES_KEY}/tokens": True}
 
 
 def test_wrong_order_metric_says_not_rounding_without_an_arrow():

@@ -1,6 +1,9 @@
 import pytest
 
 from tests.apptest_helpers import all_charts, assert_change_shows, assert_clean, open_section, page
+from ui.lesson_list import page_of
+
+EXERCISES_KEY = page_of("pages/2_Permutation_symmetry.py").progress_key  # the exercise widgets' keys start with it
 
 ATTENTION, CHANGE = "3 · Where does the class token look?", "2 · Change one patch"
 
@@ -71,8 +74,8 @@ def test_a_link_reproduces_the_settings():
 
 def test_exercise_is_checked_with_the_numbers_of_this_model():
     at = page(PAGE)
-    at.radio(key="answer_symmetry_one-patch").set_value("One embedding, every output").run()
-    at.button(key="check_symmetry_one-patch").click().run()
+    at.radio(key=f"answer_{EXERCISES_KEY}_one-patch").set_value("One embedding, every output").run()
+    at.button(key=f"check_{EXERCISES_KEY}_one-patch").click().run()
     assert any("Right" in s.value and "**1 of 16**" in s.value for s in at.success)
     at.button(key="do_sincos").click().run()
     assert at.selectbox(key="positions").value == "sincos" and at.selectbox(key="perm_kind").value == "random"

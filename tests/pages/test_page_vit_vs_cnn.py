@@ -6,7 +6,10 @@ import pytest
 from core.engine.run_config import LESSON, TrainConfig
 from core.inspect.trained_model import run_data
 from tests.apptest_helpers import PER_SEED, all_charts, assert_clean, open_section, page, tables
+from ui.lesson_list import page_of
 from ui.look_inside import VIEWS
+
+EXERCISES_KEY = page_of("pages/3_ViT_vs_CNN.py").progress_key  # the exercise widgets' keys start with it
 
 DRAWN = "Every model's answer to your drawing, every seed"  # ui.draw_your_own's table
 PAGE = "pages/3_ViT_vs_CNN.py"
@@ -122,12 +125,12 @@ def test_exercises_are_checked_against_the_run_and_counted():
     at = page(PAGE, timeout=60)
     at.button(key="do_more-data").click().run()
     assert at.session_state["n_train"] == 3000  # the exercise's button set the form up
-    at.radio(key="answer_vit-vs-cnn_more-data").set_value("Partially: above chance, below the CNN").run()
-    at.button(key="check_vit-vs-cnn_more-data").click().run()
+    at.radio(key=f"answer_{EXERCISES_KEY}_more-data").set_value("Partially: above chance, below the CNN").run()
+    at.button(key=f"check_{EXERCISES_KEY}_more-data").click().run()
     assert any("Right" in s.value and "72 distinct" in s.value for s in at.success)  # the map's unseen centres decide
-    assert at.session_state["progress"] == {"vit-vs-cnn/more-data": True}
-    at.radio(key="answer_vit-vs-cnn_hybrid").set_value("Substantially: as good as the CNN").run()
-    at.button(key="check_vit-vs-cnn_hybrid").click().run()
+    assert at.session_state["progress"] == {f"{EXERCISES_KEY}/more-data": True}
+    at.radio(key=f"answer_{EXERCISES_KEY}_hybrid").set_value("Substantially: as good as the CNN").run()
+    at.button(key=f"check_{EXERCISES_KEY}_hybrid").click().run()
     assert any("Not quite" in e.value and "lesson 4's question" in e.value for e in at.error)
 
 

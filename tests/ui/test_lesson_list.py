@@ -1,31 +1,40 @@
 from pathlib import Path
 
-from ui.lesson_list import GLOSSARY, LESSONS
+import pytest
+
+from tests.apptest_helpers import page
+from ui.lesson_list import GLOSSARY, HOME, LESSONS, PAGES, lesson_of, nav_label, page_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_lesson_list_is_the_pages_folder():
-    pages = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
-    assert sorted(lesson.page for lesson in (*LESSONS, GLOSSARY)) == pages
-    assert [lesson.url_path for lesson in LESSONS] == ["Patchify", "Permutation_symmetry", "ViT_vs_CNN",
-                                                       "Fixing_the_ViT", "Real_handwriting"]
+def test_the_pages_folder_holds_exactly_the_declared_pages():
+    assert sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py")) == sorted(p.page for p in PAGES)
+    assert len({p.url_path for p in PAGES}) == len(PAGES) and HOME.url_path == ""
 
 
-def test_every_page_titles_itself_as_listed():
-    for lesson in (*LESSONS, GLOSSARY):
-        assert f'page_header("{lesson.title}"' in (ROOT / lesson.page).read_text(), lesson.page
+def test_the_navigation_is_built_from_the_declaration_home_first():
+    at = page("app.py")
+    registered = list(at._registered_pages.values())
+    assert [(p["page_name"], p["url_pathname"], Path(p["script_path"]).name) for p in registered] == [
+        (nav_label(p), p.url_path, Path(p.page).name) for p in PAGES]
+    assert registered[0]["page_name"] == "Home" and registered[-1]["page_name"] == GLOSSARY.title
 
 
-def test_every_page_has_its_exercise_panel_with_as_many_exercises_as_listed():
-    from core.lessons.lesson1_patchify import PATCHIFY_EXERCISES
-    from core.lessons.lesson2_symmetry import SYMMETRY_EXERCISES
-    from core.lessons.lesson3_vit_vs_cnn import EXERCISES
-    from core.lessons.lesson4_fixing_the_vit import REMEDY_EXERCISES
-    from core.lessons.lesson5_real_handwriting import EXERCISES as DIGIT_EXERCISES
+@pytest.mark.parametrize("declared", PAGES, ids=lambda p: p.url_path or "home")
+def test_every_page_finds_its_own_declaration(declared):
+    source = (ROOT / declared.page).read_text()
+    assert page_of(str(ROOT / declared.page)) is declared
+    if not declared.home:
+        assert "PAGE = page_of(__file__)" in source and "page_header(PAGE," in source
 
-    counts = {"patchify": len(PATCHIFY_EXERCISES), "symmetry": len(SYMMETRY_EXERCISES), "vit-vs-cnn": len(EXERCISES),
-              "remedies": len(REMEDY_EXERCISES), "digits": len(DIGIT_EXERCISES)}
-    for lesson in LESSONS:
-        assert f'exercise_panel("{lesson.progress_key}"' in (ROOT / lesson.page).read_text(), lesson.page
-        assert counts[lesson.progress_key] == lesson.exercises >= 2
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.url_path)
+def test_every_lesson_asks_its_modules_exercises(lesson):
+    assert len(lesson.exercises) >= 2 and lesson_of(lesson.module) is lesson
+    assert "exercise_panel(PAGE" in (ROOT / lesson.page).read_text()
+
+
+def test_an_undeclared_page_is_refused_by_name():
+    with pytest.raises(ValueError, match="'7_Secret.py' is not declared"):
+        page_of("pages/7_Secret.py")

@@ -1,4 +1,8 @@
-"""A small, configurable Vision Transformer (pre-norm), with attention weights returned on request.
+"""The pre-norm ViT (timm's block: LayerNorm before attention and MLP, GELU, a final norm), configurable.
+
+The lab's other ViT family is ``postnorm_vit`` (the lesson's ``nn.TransformerEncoderLayer``: norm after each
+residual, ReLU, one fused q/k/v map). Each family is created in its own source's order so that a seeded
+generator gives its source's exact weights; merging them would break one of the two.
 
 Names follow the paper and timm: ``patch_embed``, ``cls_token``, ``pos_embed``, ``blocks``, ``norm``,
 ``head``. Parameters are created in the same order as the seed module's model, from a generator of the
@@ -27,7 +31,7 @@ GLOBAL_POOLS: tuple[str, ...] = get_args(GlobalPool)
 
 
 @dataclass(frozen=True)
-class ViTConfig:
+class PreNormConfig:
     img_size: int = 16
     in_chans: int = 3
     patch_size: int = 4
@@ -70,10 +74,10 @@ class ViTConfig:
 
 
 # The seed module's model: 16x16 RGB, 4x4 patches, width 16, 2 heads, one pre-LN block, MLP 32, 3 classes.
-SEED_VIT = ViTConfig()
+SEED_VIT = PreNormConfig()
 VIT_PRESETS = {
     "seed": SEED_VIT,
-    "two blocks, 4 heads, width 32": ViTConfig(embed_dim=32, depth=2, num_heads=4),
+    "two blocks, 4 heads, width 32": PreNormConfig(embed_dim=32, depth=2, num_heads=4),
 }
 
 
@@ -121,17 +125,25 @@ class Block(nn.Module):
         self.norm2 = nn.LayerNorm(dim)
         self.mlp = Mlp(dim, int(dim * mlp_ratio), g)
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor, attentions: list | None = None) -> torch.Tensor:
+        """(B, T, D) -> (B, T, D); the (B, H, T, T) attention weights are appended to ``attentions`` if given."""
         attn_out, weights = self.attn(self.norm1(x))
+        if attentions is not None:
+            attentions.append(weights)
         x = x + attn_out
-        return x + self.mlp(self.norm2(x)), weights
+        return x + self.mlp(self.norm2(x))
 
 
-class ViT(nn.Module):
-    def __init__(self, cfg: ViTConfig = SEED_VIT, *, generator: torch.Generator):
+class PreNormViT(nn.Module):
+    """Conv patch embedding, [CLS] (optional), positions (optional), pre-norm blocks, final norm, pooled head:
+    (B, C, H, W) -> (B, num_classes) logits, or (B,) for one logit, as the post-norm family answers."""
+
+    def __init__(self, cfg: PreNormConfig = SEED_VIT, *, generator: torch.Generator):
         super().__init__()
         g = generator
         self.cfg = cfg
+        # what a probe of a trained model reads, named as on the post-norm family
+        self.grid_size, self.patch_size, self.class_token = cfg.grid_size, cfg.patch_size, cfg.class_token
         D, N = cfg.embed_dim, cfg.num_patches
         n_tokens = N + int(cfg.class_token)
         # Creation order matters for seeded exactness: patch_embed, cls_token, pos_embed, blocks, norm, head.
@@ -150,6 +162,10 @@ class ViT(nn.Module):
         self.head = seeded.linear(D, cfg.num_classes, g)
 
     # The forward pass in named steps, so that the lessons can cut in between them.
+    def tokens(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, C, H, W) -> (B, N, D) patch tokens, before the class token and positions."""
+        return self.patch_embed(x)
+
     def sequence(self, patch_tokens: torch.Tensor) -> torch.Tensor:
         """(B, N, D) patch tokens -> (B, T, D) with the class token in front (no positions yet)."""
         if self.cls_token is None:
@@ -160,13 +176,16 @@ class ViT(nn.Module):
     def add_positions(self, seq: torch.Tensor) -> torch.Tensor:
         return seq if self.pos_embed is None else seq + self.pos_embed
 
-    def encode(self, seq: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        """(B, T, D) -> normalised (B, T, D) outputs and each block's (B, H, T, T) attention weights."""
-        attentions = []
+    def patch_position_table(self) -> torch.Tensor | None:
+        """(N, D) the rows of the position table the patches get (a view), or None without a table."""
+        return None if self.pos_embed is None else self.pos_embed[0, int(self.class_token):]
+
+    def encode(self, seq: torch.Tensor, attentions: list | None = None) -> torch.Tensor:
+        """(B, T, D) -> normalised (B, T, D) outputs; each block's (B, H, T, T) attention weights are appended to
+        ``attentions`` when it is given."""
         for block in self.blocks:
-            seq, weights = block(seq)
-            attentions.append(weights)
-        return self.norm(seq), attentions
+            seq = block(seq, attentions)
+        return self.norm(seq)
 
     def pool(self, encoded: torch.Tensor) -> torch.Tensor:
         if self.cfg.global_pool == "token":
@@ -174,19 +193,19 @@ class ViT(nn.Module):
         start = int(self.cfg.class_token)
         return encoded[:, start:].mean(dim=1)  # (B, D)
 
-    def classify(self, seq: torch.Tensor) -> torch.Tensor:
-        """Logits from a ready token sequence: positions, if any, must already be in it."""
-        return self.head(self.pool(self.encode(seq)[0]))
+    def classify(self, seq: torch.Tensor, attentions: list | None = None) -> torch.Tensor:
+        """Logits from a ready token sequence: positions, if any, must already be in it. (B, K), or (B,) for K=1."""
+        return self.head(self.pool(self.encode(seq, attentions))).squeeze(-1)
 
-    def forward(self, x: torch.Tensor, return_attention: bool = False):
+    def forward(self, x: torch.Tensor, attentions: list | None = None) -> torch.Tensor:
+        """(B, C, H, W) -> (B, num_classes) logits, (B,) for one; every block's (B, H, T, T) attention weights are
+        appended to ``attentions`` when it is given."""
         B, C, H, W = x.shape
-        seq = self.add_positions(self.sequence(self.patch_embed(x)))  # (B, T, D)
-        encoded, attentions = self.encode(seq)
-        logits = self.head(self.pool(encoded))  # (B, num_classes)
-        return (logits, attentions) if return_attention else logits
+        seq = self.add_positions(self.sequence(self.tokens(x)))  # (B, T, D)
+        return self.classify(seq, attentions)
 
 
-def build_vit(cfg: ViTConfig, g: torch.Generator, dtype: torch.dtype = torch.float64) -> ViT:
+def build_prenorm(cfg: PreNormConfig, g: torch.Generator, dtype: torch.dtype = torch.float64) -> PreNormViT:
     """Build drawing from ``g`` (seeded with s: the weights the seed module gets after
     ``torch.manual_seed(s)``), cast, and switch to eval mode."""
-    return ViT(cfg, generator=g).to(dtype).eval()
+    return PreNormViT(cfg, generator=g).to(dtype).eval()
