@@ -23,6 +23,7 @@ from ui.form_controls import changed_since, control_grid, load_preset, preset_bu
 from ui.glossary import term
 from ui.lesson_list import page_of
 from ui.look_inside import load_models_ahead, look_inside
+from ui.prediction import judged, one_of, predict_first, ready_to_show
 from ui.results_store import result_store
 from ui.run_results import (
     accuracy_and_curves,
@@ -35,10 +36,7 @@ from ui.run_results import (
 )
 from ui.training import (
     WARM_DELAY,
-    judged,
     live_curve_toggle,
-    predict_first,
-    ready_to_show,
     stored_or_trained,
     sweep_live,
 )
@@ -81,7 +79,7 @@ BACKGROUND = (
 def predict(cfg: GeneralizationConfig, result: RunResult | None) -> bool:
     """The learner's prediction before any result: whether the result of ``cfg`` may be shown."""
     return predict_first(cfg, result, f"At the {term('seen and unseen positions', 'unseen positions')}, the ViT will "
-                         "score…", PREDICTIONS, "predict")
+                         "score…", one_of(PREDICTIONS), "predict")
 
 
 def presets() -> None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from core.data.shapes import valid_centres
 from core.engine.planning import check_cost
 from core.engine.results import RunResult
 from core.engine.run import warm
-from core.engine.run_config import with_value
+from core.engine.run_config import GeneralizationConfig, with_value
 from core.engine.verdict import Verdict, verdicts
 from core.lessons.controls import config_from
 from core.lessons.lesson4_fixing_the_vit import (
@@ -39,9 +41,10 @@ from ui.form_controls import control_grid
 from ui.glossary import term
 from ui.lesson_list import page_of
 from ui.look_inside import load_models_ahead, look_inside
+from ui.prediction import judged, predict_first, ready_to_show, some_of
 from ui.results_store import result_store
 from ui.run_results import behaviour_table, maps_grid, ranking_table, the_split
-from ui.training import WARM_DELAY, live_curve_toggle, sweep_live, train_live
+from ui.training import WARM_DELAY, live_curve_toggle, stored_or_trained, sweep_live
 from ui.widgets import background, bullets, chart, page_header, sections, share_link, show_source
 
 PAGE = page_of(__file__)
@@ -83,38 +86,20 @@ def cards() -> None:
                             f"*Reported there:* {c.reported}")
 
 
-def predict() -> list[str] | None:
-    """The learner's pick before the reveal; None until they reveal (with or without a pick)."""
-    st.markdown(f"**Predict first.** Which {term('remedy', 'remedies')} work? Each is one change to the lesson's "
-                "ViT; the cards below say what it changes.")
-    if st.session_state.get("bench_revealed"):
-        picked = st.session_state.get("bench_prediction", [])
-        st.caption("Your prediction: " + (names(picked) if picked else "none picked") + ". (Change it: reload the page.)")
-        return picked
-    with st.form("bench_predict"):
-        st.multiselect("Which will be **above chance** (the whole 95 % interval above it) at the unseen centres?",
-                       REMEDIES, format_func=model_figures.label, key="bench_pick", wrap=True)
-        # one above the other, full width: side by side in the narrow column their labels were cut
-        reveal = st.form_submit_button("Reveal the results", type="primary", width="stretch")
-        skip = st.form_submit_button("Show them without predicting", width="stretch")
-    if reveal or skip:
-        st.session_state.bench_revealed = True
-        st.session_state.bench_prediction = list(st.session_state.get("bench_pick", [])) if reveal else []
-        st.rerun()
-    return None
+def predict(cfg: GeneralizationConfig, result: RunResult | None) -> bool:
+    """The learner's pick of the remedies that work, before the bench's result: whether it may be shown."""
+    return predict_first(
+        cfg, result, f"Which {term('remedy', 'remedies')} work? Each is one change to the lesson's ViT; the cards "
+        "below say what it changes. Pick those that will be **above chance** (the whole 95 % interval above it) at "
+        "the unseen centres.", some_of(REMEDIES, "Remedies that will work", model_figures.label), "bench_pick",
+        describe=lambda picks: " · ".join(map(model_figures.label, picks)))
 
 
-def controls():
-    """The bench's settings (in the link); (config or None with the reason shown, run pressed)."""
+def form() -> bool:
+    """The bench's settings (in the link); whether Run was pressed."""
     with st.form("bench"):
         control_grid(CONTROLS, DEFAULT, columns=2)
-        pressed = st.form_submit_button("Run", type="primary")
-    try:
-        cfg = config_from(BENCH, CONTROLS, {key: st.session_state.get(key, d) for key, d in DEFAULT.items()})
-    except ValueError as exc:
-        st.error(f"Cannot run this setting: {exc}")
-        return None, False
-    return cfg, pressed
+        return st.form_submit_button("Run", type="primary")
 
 
 def data_efficiency(cfg) -> list[dict] | None:
@@ -147,7 +132,7 @@ def names(models) -> str:
     return " · ".join(f"**{model_figures.label(m)}**" for m in models) or "none"
 
 
-def compare(picked: list[str] | None, v: dict[str, Verdict]) -> None:
+def compare(picked: tuple[str, ...] | None, v: dict[str, Verdict]) -> None:
     if not picked:
         return
     hit, wrong, missed = prediction_against_bench(picked, v)
@@ -157,28 +142,7 @@ def compare(picked: list[str] | None, v: dict[str, Verdict]) -> None:
                 f"chance: {names(missed)}" + (f"\n- ❔ Picked, and can't tell yet: {names(unsure)}" if unsure else ""))
 
 
-def choose_run(store, cfg, pressed: bool, curve: bool) -> RunResult | None:
-    """The result to show: stored (the shipped bench, any selection of it, or a run of this server), or
-    trained now when Run was pressed; None when there is none (a refusal is shown here)."""
-    result = from_bench(store.get, cfg)
-    if result is not None:
-        if pressed and result.origin != "shipped":
-            st.caption("This setting was already run on this server: its stored result is shown.")
-        return result
-    try:
-        check_cost(cfg)  # only a run that would train must fit the server's limits; the shipped bench is free
-    except ValueError as exc:
-        st.error(f"Cannot run this setting: {exc}")
-        return None
-    if not pressed:
-        warm(cfg, delay=WARM_DELAY)  # workers ready before Run
-        st.info("This setting has not been run yet on this server (or its run was interrupted). Press **Run**.")
-        return None
-    result = train_live(cfg, curve)  # a complete result is in the store already (core.engine.flights)
-    return result if result.complete else None
-
-
-def show(cfg, result: RunResult, picked: list[str]) -> None:
+def show(cfg, result: RunResult, picked: tuple[str, ...] | None) -> None:
     st.subheader("Results")
     origin = "precomputed and shipped with the app" if result.origin == "shipped" else "trained on this server"
     st.caption(f"{len(cfg.models)} model(s) × {len(cfg.train.seeds)} seed(s), {cfg.train.epochs} epochs, "
@@ -204,24 +168,32 @@ def show(cfg, result: RunResult, picked: list[str]) -> None:
 def main() -> None:
     intro()
     store = result_store()
+    lookup = partial(from_bench, store.get)  # the shipped bench serves any selection of its models and seeds
     picture, prediction_box = st.columns([3, 2])  # the first screen: the experiment as a picture, the prediction
-    with picture:
-        the_split(BENCH)
-    with prediction_box:
-        picked = predict()
     results_area = st.container()  # the results, once predicted, right below the prediction
     cards()
-    cfg, pressed = controls()
+    submitted = form()
     curve = live_curve_toggle()
-    result = None if cfg is None else choose_run(store, cfg, pressed, curve)
-    if result is not None:
-        with results_area:
-            if picked is None:
-                st.info("Make your prediction above (or skip it) to see the results.")
-            else:
-                show(cfg, result, picked)
+    try:
+        form_cfg = config_from(BENCH, CONTROLS, {key: st.session_state.get(key, d) for key, d in DEFAULT.items()})
+        if lookup(form_cfg) is None:
+            check_cost(form_cfg)  # only a run that would train must fit the server's limits; the shipped bench is free
+    except ValueError as exc:
+        st.error(f"Cannot run this setting: {exc}")
+        form_cfg, submitted = None, False
+    with picture:
+        the_split(form_cfg or BENCH)
+    if form_cfg is not None and not submitted and lookup(form_cfg) is None:
+        warm(form_cfg, delay=WARM_DELAY)  # workers ready before Run
+    cfg, result = stored_or_trained(store, form_cfg, submitted, tuple(st.session_state.get("bench_pick") or ()) or None,
+                                    curve, BENCH, [c.key for c in CONTROLS], lookup=lookup, prefix="bench_")
+    with prediction_box:
+        revealed = predict(cfg, result)
+    with results_area:
+        if ready_to_show(result, revealed):
+            show(cfg, result, judged()[cfg])
     link = share_link()
-    if result is not None and picked is not None:
+    if result is not None and revealed:
         st.download_button("Per-seed results (CSV, with the link)", lambda: results_csv(result, link),
                            "vit_remedies_results.csv", "text/csv")  # built when clicked (ui.downloads)
     background(BACKGROUND)

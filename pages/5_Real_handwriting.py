@@ -28,6 +28,7 @@ from ui.form_controls import changed_since, control_grid, load_preset, preset_bu
 from ui.glossary import term
 from ui.lesson_list import page_of
 from ui.look_inside import load_models_ahead, look_inside
+from ui.prediction import judged, one_of, predict_first, ready_to_show
 from ui.results_store import result_store, run_id
 from ui.run_results import (
     accuracy_and_curves,
@@ -39,7 +40,7 @@ from ui.run_results import (
     results_header,
     the_split,
 )
-from ui.training import WARM_DELAY, judged, live_curve_toggle, predict_first, ready_to_show, stored_or_trained
+from ui.training import WARM_DELAY, live_curve_toggle, stored_or_trained
 from ui.widgets import background, bullets, page_header, sections, share_link, show_source
 
 PAGE = page_of(__file__)
@@ -143,7 +144,7 @@ def main() -> None:
                                     [c.key for c in CONTROLS], lookup=lookup, prefix="digits_")
     with prediction_box:
         revealed = predict_first(cfg, result, f"At the {term('seen and unseen positions', 'unseen positions')}, on "
-                                 "digits it never saw, the lesson's ViT will score…", PREDICTIONS, "digits_predict")
+                                 "digits it never saw, the lesson's ViT will score…", one_of(PREDICTIONS), "digits_predict")
     with results_area:
         if ready_to_show(result, revealed):
             changed_since(CONTROLS, form_cfg, cfg)

@@ -134,7 +134,7 @@ def test_static_tables_are_html_tables_not_markdown_cells():
 
 SETTING_WIDGETS = {"slider", "select_slider", "radio", "selectbox", "multiselect", "number_input", "toggle", "checkbox",
                    "text_input", "segmented_control", "pills"}
-# a learner's own answers: a shared link must not carry them (prediction_key: ui.training.predict_first's radio)
+# a learner's own answers: a shared link must not carry them (prediction_key: ui.prediction.predict_first's widget)
 NOT_IN_THE_LINK = ("predict", "answer_", "bench_pick", "prediction_key")
 
 

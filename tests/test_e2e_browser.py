@@ -337,7 +337,7 @@ def test_lesson_4_deep_link_opens_the_selection_from_the_shipped_bench(browser):
         page, errors = open_page(browser, f"{url}/Fixing_the_ViT?bench_models=ViT+%28lesson%29&bench_models=CNN"
                                           "&bench_view=Generalization+maps")
         page.get_by_role("heading", name="Fixing the ViT").first.wait_for(timeout=60_000)
-        page.get_by_role("button", name="Show them without predicting").click()
+        page.get_by_role("button", name="Show the result without predicting").click()
         wait_for_charts(page, 1, timeout=120)
         assert page.get_by_text("2 model(s) × 5 seed(s)").count() == 1
         assert page.get_by_text("precomputed and shipped with the app").count() >= 1

@@ -1,5 +1,5 @@
-"""Training with live progress inside a page: the progress bar, the live curve, Cancel. Shared by the
-pages that train (lessons 3 and 4)."""
+"""Training inside a page: the result to show (stored, or trained now with the progress bar, the live curve and
+Cancel; a learner's own live run kept on screen), and sweeps. Shared by the pages that train (lessons 3 to 5)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from core.engine.flights import TrainingStopped, check_sweep_cost, sweep_through
 from core.engine.results import RunResult
 from core.engine.run_config import GeneralizationConfig, Sweep
 from ui.figures import model_figures
+from ui.prediction import judge
 from ui.results_store import run_flights
 from ui.widgets import URL, plot
 
@@ -154,57 +155,6 @@ def sweep_live(base: GeneralizationConfig, s: Sweep, refused: str) -> list[dict]
         return None
     bar.empty()
     return None if rows is None else [asdict(r) for r in rows]
-
-
-def judged() -> dict:
-    """config -> the prediction made before its result was run or revealed (None: the learner skipped). A
-    result is shown only for a config in here: nothing answers a prediction before it is made."""
-    return st.session_state.setdefault("judged", {})
-
-
-def judge(cfg: GeneralizationConfig, prediction: str | None) -> None:
-    """A run of ``cfg`` is judged against the prediction made before it. Without one it stays to be made
-    (or skipped) after the run: a run never reveals a result by itself."""
-    if prediction is not None:
-        judged()[cfg] = prediction
-    else:
-        judged().pop(cfg, None)
-
-
-def predict_first(cfg: GeneralizationConfig, result: RunResult | None, question: str, options,
-                  prediction_key: str) -> bool:
-    """The learner's prediction before any result (in the Run and *Re-run live* too): whether the result of
-    ``cfg`` may be shown, i.e. a prediction for it was made or explicitly skipped. ``question``: what to predict
-    (markdown); ``options``: the choices; ``prediction_key``: the radio's (its buttons' keys follow it): a
-    learner's own answer, never in a link."""
-    st.markdown(f"**Predict first.** {question}")
-    choice = st.radio("Your prediction", list(options), index=None, key=prediction_key, label_visibility="collapsed")
-    done = judged()
-    if cfg in done:
-        st.caption(f"Your prediction for the setting shown: **{done[cfg] or 'skipped'}**. A new pick is judged at "
-                   "your next Run.")
-        return True
-    if result is None:
-        st.caption("Then press **Run** below: your pick is judged against the run.")
-        return False
-    # one above the other, each as wide as the box: side by side in a narrow column their labels were cut
-    if st.button("Check it against the result", key=f"{prediction_key}_check", type="primary", disabled=choice is None,
-                 width="stretch"):
-        done[cfg] = choice
-        st.rerun()
-    if st.button("Show the result without predicting", key=f"{prediction_key}_skip", width="stretch"):
-        done[cfg] = None
-        st.rerun()
-    return False
-
-
-def ready_to_show(result: RunResult | None, revealed: bool) -> bool:
-    """Whether a result may be shown now; if not, say why (not run yet, or waiting for the prediction)."""
-    if result is None:
-        st.info("This setting has not been run yet (or its run was interrupted). Press **Run** to train it.")
-    elif not revealed:
-        st.info("The results are ready: make your prediction above (or skip it) to see them.")
-    return result is not None and revealed
 
 
 def stored_or_trained(store, form_cfg: GeneralizationConfig | None, submitted: bool, prediction: str | None,

@@ -8,8 +8,12 @@ PAGE = "pages/4_Fixing_the_ViT.py"
 
 
 def reveal(at, picks=("vit-shift", "vit-relpos")):
-    at.multiselect(key="bench_pick").set_value(list(picks))
-    next(b for b in at.button if b.label == "Reveal the results").click().run()
+    """Predict ``picks`` and check them against the result; no picks: show it without predicting."""
+    if picks:
+        at.multiselect(key="bench_pick").set_value(list(picks)).run()
+        next(b for b in at.button if b.label == "Check it against the result").click().run()
+    else:
+        next(b for b in at.button if b.label == "Show the result without predicting").click().run()
     return at
 
 
@@ -43,16 +47,27 @@ def test_the_maps_share_one_colour_scale_and_data_efficiency_is_shipped():
     assert len(at.get("plotly_chart")) == 2 and not at.get("progress")
 
 
-def test_a_selection_of_the_bench_shows_at_once_without_training():
-    at = reveal(page(PAGE, timeout=60), ())
-    at.multiselect(key="bench_models").set_value(["vit", "cnn", "cnn-flatten"])
+def test_a_selection_of_the_bench_shows_at_once_and_is_judged_against_the_pick_made_before_its_run():
+    at = reveal(page(PAGE, timeout=60), ("vit-shift",))
+    at.multiselect(key="bench_models").set_value(["vit", "cnn", "vit-shift"])
     next(b for b in at.button if b.label == "Run").click().run()
     assert_clean(at)
     assert not at.get("progress") and len(at.dataframe[0].value) == 3
+    assert any(c.value.startswith("Your prediction for the setting shown: **ViT + random shifts**") for c in at.caption)
+
+
+def test_a_new_setting_waits_for_its_own_prediction():
+    at = reveal(page(PAGE, timeout=60), ())
+    at.multiselect(key="bench_pick").set_value([]).run()
+    at.multiselect(key="bench_models").set_value(["vit", "cnn"])
+    next(b for b in at.button if b.label == "Run").click().run()
+    assert not at.dataframe and any("make your prediction above" in i.value for i in at.info)
+    reveal(at, ("vit-shift",))
+    assert len(at.dataframe[0].value) == 2
 
 
 def test_a_new_setting_trains_live_and_a_too_big_one_is_refused():
-    at = reveal(page(PAGE, timeout=240), ())
+    at = reveal(page(PAGE, timeout=240), ("vit-shift",))
     at.multiselect(key="bench_models").set_value(["cnn", "cnn-circular"])
     at.slider(key="bench_seeds").set_value(1)
     at.slider(key="bench_epochs").set_value(50)
