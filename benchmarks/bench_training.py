@@ -29,7 +29,7 @@ def side_notebook(name: str, threads: int | None = None) -> dict:
 
     if threads:
         torch.set_num_threads(threads)
-    from core.data.position_split import make_data
+    from core.data.data_config import make_data
     from core.lessons.lesson3_vit_vs_cnn import PRESETS
     from support.notebook_reference import NotebookCNN, NotebookHybrid, NotebookViT, notebook_train_and_eval
 

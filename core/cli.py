@@ -148,8 +148,8 @@ def cmd_attention(args: argparse.Namespace) -> dict:
 def cmd_generalization(args: argparse.Namespace) -> dict:
     from dataclasses import asdict
 
-    from core.engine.results import summary
     from core.engine.run import run
+    from core.engine.run_result import summary
 
     cfg = form_config(args)
 
@@ -177,8 +177,8 @@ def cmd_remedies(args: argparse.Namespace) -> dict:
     from dataclasses import asdict
 
     from core.engine.planning import MAX_RUN_COST, check_cost, relative_cost
-    from core.engine.results import summary
     from core.engine.run import run
+    from core.engine.run_result import summary
     from core.engine.verdict import verdicts
     from core.lessons.lesson4_fixing_the_vit import BENCH
 
@@ -200,8 +200,8 @@ def cmd_digits(args: argparse.Namespace) -> dict:
     from dataclasses import asdict
 
     from core.engine.planning import check_cost
-    from core.engine.results import summary
     from core.engine.run import run
+    from core.engine.run_result import summary
     from core.engine.verdict import verdicts
     from core.lessons.lesson5_real_handwriting import lookup_in, seen_unseen
     from core.lessons.shipped import load_fresh_shipped

@@ -2,13 +2,13 @@
 
 import streamlit as st
 
-from core.engine.results import mean_grid
+from core.engine.run_result import mean_grid
 from core.lessons import lesson3_vit_vs_cnn
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from ui.exercise_panel import progress
 from ui.figures import model_figures
 from ui.lesson_list import LESSONS, lesson_of
-from ui.results_store import result_store
+from ui.server_runs import result_store
 from ui.widgets import chart, sidebar
 
 LESSON = PRESETS["lesson"]

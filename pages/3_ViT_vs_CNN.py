@@ -6,9 +6,9 @@ import streamlit as st
 
 from core.data.shapes import make_dataset
 from core.engine.planning import check_cost
-from core.engine.results import RunResult
 from core.engine.run import warm
 from core.engine.run_config import GeneralizationConfig
+from core.engine.run_result import RunResult
 from core.engine.train import train
 from core.engine.verdict import PREDICTIONS
 from core.lessons.controls import config_from
@@ -24,8 +24,7 @@ from ui.glossary import term
 from ui.lesson_list import page_of
 from ui.look_inside import load_models_ahead, look_inside
 from ui.prediction import judged, one_of, predict_first, ready_to_show
-from ui.results_store import result_store
-from ui.run_results import (
+from ui.result_sections import (
     accuracy_and_curves,
     downloads,
     generalization_maps,
@@ -34,6 +33,7 @@ from ui.run_results import (
     results_header,
     the_split,
 )
+from ui.server_runs import result_store
 from ui.training import (
     WARM_DELAY,
     live_curve_toggle,

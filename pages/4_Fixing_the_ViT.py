@@ -8,9 +8,9 @@ import streamlit as st
 
 from core.data.shapes import valid_centres
 from core.engine.planning import check_cost
-from core.engine.results import RunResult
 from core.engine.run import warm
 from core.engine.run_config import GeneralizationConfig, with_value
+from core.engine.run_result import RunResult
 from core.engine.verdict import Verdict, verdicts
 from core.lessons.controls import config_from
 from core.lessons.lesson4_fixing_the_vit import (
@@ -42,8 +42,8 @@ from ui.glossary import term
 from ui.lesson_list import page_of
 from ui.look_inside import load_models_ahead, look_inside
 from ui.prediction import judged, predict_first, ready_to_show, some_of
-from ui.results_store import result_store
-from ui.run_results import behaviour_table, maps_grid, ranking_table, the_split
+from ui.result_sections import behaviour_table, maps_grid, ranking_table, the_split
+from ui.server_runs import result_store
 from ui.training import WARM_DELAY, live_curve_toggle, stored_or_trained, sweep_live
 from ui.widgets import background, bullets, chart, page_header, sections, share_link, show_source
 

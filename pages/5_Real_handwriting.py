@@ -7,9 +7,9 @@ import streamlit as st
 
 from core.data import datasets, digits
 from core.engine.planning import check_cost
-from core.engine.results import RunResult
 from core.engine.run import warm
 from core.engine.run_config import LESSON, GeneralizationConfig
+from core.engine.run_result import RunResult
 from core.engine.verdict import verdicts
 from core.lessons.controls import config_from
 from core.lessons.lesson5_real_handwriting import (
@@ -29,8 +29,7 @@ from ui.glossary import term
 from ui.lesson_list import page_of
 from ui.look_inside import load_models_ahead, look_inside
 from ui.prediction import judged, one_of, predict_first, ready_to_show
-from ui.results_store import result_store, run_id
-from ui.run_results import (
+from ui.result_sections import (
     accuracy_and_curves,
     downloads,
     maps_grid,
@@ -40,6 +39,7 @@ from ui.run_results import (
     results_header,
     the_split,
 )
+from ui.server_runs import result_store, run_id
 from ui.training import WARM_DELAY, live_curve_toggle, stored_or_trained
 from ui.widgets import background, bullets, page_header, sections, share_link, show_source
 

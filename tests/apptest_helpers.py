@@ -64,7 +64,7 @@ def tables(at: AppTest, label: str | None = None) -> list[pd.DataFrame]:
     return out
 
 
-PER_SEED = "Train and test accuracy of every model and seed"  # ui.run_results.per_seed_table's table
+PER_SEED = "Train and test accuracy of every model and seed"  # ui.result_sections.per_seed_table's table
 
 
 # The keys of the pages' section tabs (ui.widgets.sections): only the open section is drawn

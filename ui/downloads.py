@@ -10,7 +10,7 @@ from dataclasses import asdict
 
 import pandas as pd
 
-from core.engine.results import RunResult, summary
+from core.engine.run_result import RunResult, summary
 from core.engine.verdict import verdicts
 
 

@@ -14,7 +14,7 @@ import streamlit as st
 import torch
 
 from core.data import drawing as drawings
-from core.engine.results import RunResult
+from core.engine.run_result import RunResult
 from core.inspect.logit_lens import logit_lens
 from core.inspect.own_input import answers, shift_sweep, where
 from core.inspect.trained_model import layer_feature_maps, probe_image, run_data, shared_model, trained_model
@@ -22,7 +22,7 @@ from core.models.registry import spec
 from ui.figures import image_figures, model_figures
 from ui.glossary import term
 from ui.look_inside import one_side
-from ui.results_store import run_id
+from ui.server_runs import run_id
 from ui.widgets import URL, chart, plot, static_table
 
 

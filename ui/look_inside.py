@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.engine.results import RunResult, position_grid
+from core.engine.run_result import RunResult, position_grid
 from core.inspect.attention_maps import similarity_grid
 from core.inspect.trained_model import (
     Probe,
@@ -27,7 +27,7 @@ from core.models.registry import spec
 from core.nn.pos_embed import sincos_1d, sincos_2d
 from ui.figures import image_figures, model_figures
 from ui.glossary import term
-from ui.results_store import run_id
+from ui.server_runs import run_id
 from ui.widgets import URL, bullets, chart, plot, static_table
 
 # Seconds after a run's results are sent before its models are rebuilt: started at once, the rebuilding took the

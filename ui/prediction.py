@@ -1,6 +1,6 @@
 """Predict first: the gate every experiment page puts before its results. A result is shown only for a setting
 whose prediction was made (or explicitly skipped) before it was run or revealed, and the prediction is judged
-against that result (ui.run_results)."""
+against that result (ui.result_sections)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from core.engine.results import RunResult
 from core.engine.run_config import GeneralizationConfig
+from core.engine.run_result import RunResult
 
 
 def judged() -> dict:

@@ -9,11 +9,11 @@ from dataclasses import asdict
 import streamlit as st
 
 from core.engine.flights import TrainingStopped, check_sweep_cost, sweep_through
-from core.engine.results import RunResult
 from core.engine.run_config import GeneralizationConfig, Sweep
+from core.engine.run_result import RunResult
 from ui.figures import model_figures
 from ui.prediction import judge
-from ui.results_store import run_flights
+from ui.server_runs import run_flights
 from ui.widgets import URL, plot
 
 LIVE_POINTS = 25  # test-accuracy points per model and seed on the live curve

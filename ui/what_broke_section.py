@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from core.engine.behaviour import split_structure
-from core.engine.results import RunResult
+from core.engine.run_result import RunResult
 from core.engine.verdict import verdicts
 from core.inspect.equivariance import shift_responses
 from core.inspect.position_scale import scales
@@ -19,7 +19,7 @@ from core.lessons.lesson4_fixing_the_vit import BENCH
 from core.lessons.what_broke import scale_notes, scale_points, shift_notes, split_notes, split_rows
 from ui.figures import model_figures
 from ui.glossary import term
-from ui.results_store import run_id
+from ui.server_runs import run_id
 from ui.widgets import bullets, chart, static_table
 
 ALPHA_OPTIONS = ("Near chance, as at α = 1", "Clearly above chance", "Clearly below chance")

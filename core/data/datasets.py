@@ -122,7 +122,7 @@ def _training_digits(classes: tuple[int, ...]) -> Callable[[], int]:
 
 DIGIT_PATTERN = "an 8×8 digit reaches 4 pixels before its centre and 3 after"
 register(Dataset("shapes", "plus vs circle", "shapes", shapes.SHAPES, (shapes.REACH, shapes.REACH),
-                 f"a plus or circle reaches {shapes.REACH} pixels from its centre", _shapes, lambda: len(shapes.SHAPES),
+                 shapes.PATTERN, _shapes, lambda: len(shapes.SHAPES),
                  lambda data_seed, index, cx, cy, size: shapes.make_image(shapes.SHAPES[index], cx, cy, size)))
 for _name, _label, _classes in (("digits", "handwritten digits 0–9", tuple(range(10))),
                                 ("digits-0-1", "handwritten 0 vs 1", (0, 1))):

@@ -14,8 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.data.centre_range import check_range
+
 SHAPES = ("plus", "circle")
 REACH = 3  # pixels from the centre to the edge of either shape
+PATTERN = f"a plus or circle reaches {REACH} pixels from its centre"
 
 
 def make_image(shape: str, cx: int, cy: int, size: int = 16) -> np.ndarray:
@@ -44,18 +47,6 @@ def check_centre(cx: int, cy: int, size: int) -> None:
                          f"centres must be in {REACH}..{size - REACH - 1}")
 
 
-def check_range(position_range: tuple[int, int], size: int, name: str = "position range") -> None:
-    """An inclusive range (lo, hi) of centre coordinates that fits a size x size image."""
-    if len(position_range) != 2:
-        raise ValueError(f"{name} must be two numbers LO HI, got {position_range}")
-    lo, hi = position_range
-    if hi < lo:
-        raise ValueError(f"{name} {lo}..{hi} is empty: the upper end must be at least the lower")
-    if lo < REACH or hi > size - REACH - 1:
-        raise ValueError(f"{name} {lo}..{hi} does not fit a {size}x{size} image: a plus or circle reaches "
-                         f"{REACH} pixels from its centre, so centres must be in {REACH}..{size - REACH - 1}")
-
-
 @dataclass(frozen=True)
 class ShapeDataset:
     images: np.ndarray  # (n, size, size) float32
@@ -66,7 +57,7 @@ class ShapeDataset:
 def make_dataset(rng: np.random.Generator, n: int, position_range: tuple[int, int], size: int = 16) -> ShapeDataset:
     """``n`` images at centres in the inclusive ``position_range``; per image the draws are: shape, cx,
     cy (the lesson's order)."""
-    check_range(position_range, size)
+    check_range(position_range, valid_centres(size), size, PATTERN)
     if n < 1:
         raise ValueError(f"need at least one image, got n={n}")
     lo, hi = position_range

@@ -25,8 +25,8 @@ import threading
 import time
 from pathlib import Path
 
-from core.engine.results import RunResult
 from core.engine.run_config import GeneralizationConfig
+from core.engine.run_result import RunResult
 from core.engine.stored_run import UnusableRun, decode_run, max_result_bytes
 
 log = logging.getLogger(__name__)

@@ -12,8 +12,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from core.data.position_split import DataConfig, make_data
-from core.engine.results import RunResult
+from core.data.data_config import DataConfig, make_data
+from core.engine.run_result import RunResult
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from core.engine.planning import MAX_SWEEP_COST, check_cost, relative_cost
-from core.engine.results import RunResult
 from core.engine.run import OnWait, run
 from core.engine.run_config import GeneralizationConfig, Sweep, with_value
+from core.engine.run_result import RunResult
 from core.engine.train import EpochStats
 
 # train(cfg, progress, eval_every, on_wait) -> RunResult: how a flight trains (``run.run`` by default)

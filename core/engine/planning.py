@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from core.data.position_split import max_distinct_training_images
+from core.data.data_config import max_distinct_training_images
 from core.engine.machine import WORKER_BASE, MiB, cpu_count, rss, total_budget
 from core.engine.run_config import LESSON, GeneralizationConfig
 from core.models.registry import spec

@@ -42,8 +42,8 @@ from core.engine.queue_redis import (
     setting_id,
 )
 from core.engine.queue_worker import ENTRY, JOB_TIMEOUT, MAX_EVAL_EVERY, WATCH_SECONDS
-from core.engine.results import RunResult
 from core.engine.run_config import GeneralizationConfig
+from core.engine.run_result import RunResult
 
 log = logging.getLogger(__name__)
 

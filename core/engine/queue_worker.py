@@ -42,9 +42,9 @@ from core.engine.queue_redis import (
     redis_now,
 )
 from core.engine.redis_archive import RedisArchive
-from core.engine.results import RunResult
 from core.engine.run import run
 from core.engine.run_config import GeneralizationConfig
+from core.engine.run_result import RunResult
 from core.engine.train import EpochStats
 from core.engine.typed_json import from_plain
 

@@ -14,8 +14,8 @@ import json
 from redis import Redis
 
 from core.engine.queue_redis import setting_id
-from core.engine.results import RunResult
 from core.engine.run_config import GeneralizationConfig
+from core.engine.run_result import RunResult
 from core.engine.stored_run import UnusableRun, decode_run, max_result_bytes
 
 RESULT_SECONDS = 7 * 24 * 3600  # a finished run stays this long after it was last read (and Redis's maxmemory)

@@ -19,11 +19,11 @@ from functools import lru_cache
 
 import torch
 
-from core.data.position_split import Data, make_data
+from core.data.data_config import Data, make_data
 from core.engine.planning import check_cost, plan
 from core.engine.pool import Job, Pool, server_pool
-from core.engine.results import CurvePoint, PositionScore, RunResult, SeedResult, TestPrediction
 from core.engine.run_config import GeneralizationConfig
+from core.engine.run_result import CurvePoint, PositionScore, RunResult, SeedResult, TestPrediction
 from core.engine.train import EpochStats, predict, predicted, train
 from core.models.registry import build, spec
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields, replace
 
-from core.data.position_split import DataConfig
+from core.data.data_config import DataConfig
 from core.models.model_config import ModelConfig
 from core.models.registry import REGISTRY, spec
 
 MAX_EPOCHS = 100_000
-MAX_SEEDS = 32
+MAX_SEEDS = 32  # the most seeds any one run takes (a form may offer fewer: lesson4_fixing_the_vit.FORM_SEEDS)
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ LESSON = GeneralizationConfig()
 
 @dataclass(frozen=True)
 class Sweep:
-    """One setting re-run at several values (``run.sweep``)."""
+    """One setting re-run at several values (``flights.sweep_through``)."""
 
     path: str  # the setting it varies, as with_value names it
     values: tuple

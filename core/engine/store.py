@@ -18,8 +18,8 @@ import pickle
 import threading
 from collections import OrderedDict
 
-from core.engine.results import RunResult
 from core.engine.run_config import GeneralizationConfig
+from core.engine.run_result import RunResult
 from core.engine.stored_run import UnusableRun
 
 

@@ -19,8 +19,8 @@ from functools import lru_cache
 
 import torch
 
-from core.engine.results import CurvePoint, PositionScore, RunResult, SeedResult, TestPrediction
 from core.engine.run_config import GeneralizationConfig
+from core.engine.run_result import CurvePoint, PositionScore, RunResult, SeedResult, TestPrediction
 from core.engine.typed_json import checked, from_plain
 from core.models.registry import build
 

@@ -27,7 +27,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from core.data.position_split import distinct
+from core.data.data_config import distinct
 from core.nn.adam import Adam
 
 

@@ -27,9 +27,9 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.data.position_split import DataConfig, distinct, make_data
+from core.data.data_config import DataConfig, distinct, make_data
 from core.engine.behaviour import REGIONS, map_images_per_cell, region
-from core.engine.results import RunResult, summary
+from core.engine.run_result import RunResult, summary
 
 CHANCE = 0.5  # two balanced classes; a run's own is its dataset's (``Dataset.chance``)
 MARGIN = 0.10  # the equivalence margin: "at chance" and "as good as" mean within 10 points, shown on the pages

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from core.data import drawing as drawings
-from core.engine.results import RunResult
+from core.engine.run_result import RunResult
 from core.engine.train import predict
 from core.inspect.trained_model import class_probabilities, shared_model
 
@@ -50,12 +50,12 @@ def answers(result: RunResult, drawing: np.ndarray) -> dict[tuple[str, int], np.
 
 
 @dataclass(frozen=True)
-class Sweep:
+class ShiftMaps:
     centres: list[int]  # every coordinate on the canvas (0..size-1)
     maps: dict[str, np.ndarray]  # model -> (size, size): p(drawn class) with the centre of mass at (cx, cy); NaN: unreachable
 
 
-def shift_sweep(result: RunResult, seed: int, drawing: np.ndarray, label: int) -> Sweep:
+def shift_sweep(result: RunResult, seed: int, drawing: np.ndarray, label: int) -> ShiftMaps:
     """Every model of ``seed``: its probability of class ``label`` with the drawing moved so its centre of mass
     is at each (cx, cy) it can reach with all its ink on the canvas."""
     size = result.config.data.img_size
@@ -77,4 +77,4 @@ def shift_sweep(result: RunResult, seed: int, drawing: np.ndarray, label: int) -
             if 0 <= cx < size and 0 <= cy < size:
                 grid[cy, cx] = value
         maps[m] = grid
-    return Sweep(list(range(size)), maps)
+    return ShiftMaps(list(range(size)), maps)

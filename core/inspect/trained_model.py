@@ -17,8 +17,8 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from core.data.position_split import make_data
-from core.engine.results import RunResult
+from core.data.data_config import make_data
+from core.engine.run_result import RunResult
 from core.engine.train import accuracy, predict
 from core.inspect.attention_maps import attention_distance, attention_rollout, similarity_grid
 from core.models.registry import build, spec

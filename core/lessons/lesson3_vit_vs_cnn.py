@@ -14,11 +14,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from core.data.position_split import DataConfig, distinct_training_images
+from core.data.data_config import DataConfig, distinct_training_images
 from core.data.shapes import possible_images, valid_centres
 from core.engine.behaviour import answers, map_regions
-from core.engine.results import RunResult, position_grid, summary
 from core.engine.run_config import LESSON, GeneralizationConfig, Sweep, TrainConfig, with_value
+from core.engine.run_result import RunResult, position_grid, summary
 from core.engine.verdict import Verdict, distinct_test_images, verdicts
 from core.lessons.controls import Control
 from core.lessons.exercise import Answer, Exercise

@@ -14,8 +14,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from core.engine.results import RunResult
 from core.engine.run_config import LESSON, GeneralizationConfig, Sweep, TrainConfig
+from core.engine.run_result import RunResult
 from core.engine.verdict import ABOVE_CHANCE, BANDS, MARGIN, Interval, Verdict, difference, verdicts
 from core.lessons.controls import Control
 from core.lessons.exercise import Answer, Exercise
@@ -56,7 +56,7 @@ def positions(train_range: tuple[int, int]) -> int:
     return (hi - lo + 1) ** 2
 
 
-MAX_SEEDS = 10
+FORM_SEEDS = 10  # the most seeds the bench's and lesson 5's forms offer (a run's own limit: run_config.MAX_SEEDS)
 
 
 def on_bench(models) -> tuple[str, ...]:
@@ -68,9 +68,9 @@ def on_bench(models) -> tuple[str, ...]:
 
 
 def first_seeds(n: int) -> tuple[int, ...]:
-    """Seeds 0..n-1, for 1 <= n <= MAX_SEEDS."""
-    if not 1 <= n <= MAX_SEEDS:
-        raise ValueError(f"seeds must be in 1..{MAX_SEEDS}, got {n}")
+    """Seeds 0..n-1, for 1 <= n <= FORM_SEEDS."""
+    if not 1 <= n <= FORM_SEEDS:
+        raise ValueError(f"seeds must be in 1..{FORM_SEEDS}, got {n}")
     return tuple(range(n))
 
 
@@ -79,7 +79,7 @@ CONTROLS: tuple[Control, ...] = (
     Control("bench_models", "models", "Models on the bench", "multiselect", BENCH.models,
             format=label, from_config=list, to_config=on_bench, cli_nargs="+",
             flag_name="--models", cli_help="default: every model on the bench"),
-    Control("bench_seeds", "train.seeds", "Seeds (0, 1, …)", "slider", bounds=(1, MAX_SEEDS), to_config=first_seeds,
+    Control("bench_seeds", "train.seeds", "Seeds (0, 1, …)", "slider", bounds=(1, FORM_SEEDS), to_config=first_seeds,
             from_config=len, flag_name="--seeds", cli_help=f"seeds 0..N-1 (default {len(SEEDS)})"),
     Control("bench_epochs", "train.epochs", "Epochs (full-batch Adam steps)", "slider", bounds=(50, 400, 10),
             flag_name="--epochs"),

@@ -14,15 +14,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from core.data.position_split import DataConfig
+from core.data.data_config import DataConfig
 from core.engine.behaviour import split_structure
-from core.engine.results import RunResult, mean_grid, summary
 from core.engine.run_config import LESSON, GeneralizationConfig, TrainConfig
+from core.engine.run_result import RunResult, mean_grid, summary
 from core.engine.verdict import BANDS, Verdict, difference, verdicts
 from core.lessons.controls import Control
 from core.lessons.exercise import Answer
 from core.lessons.lesson3_vit_vs_cnn import FITS, OPTIONS, OUTCOME, Lookup, PresetExercise, phases_control
-from core.lessons.lesson4_fixing_the_vit import MAX_SEEDS, compared, first_seeds, from_bench
+from core.lessons.lesson4_fixing_the_vit import FORM_SEEDS, compared, first_seeds, from_bench
 from core.lessons.model_cards import BENCH as BENCH_MODELS
 from core.lessons.model_cards import label
 from core.models.registry import spec
@@ -76,7 +76,7 @@ CONTROLS: tuple[Control, ...] = (
             help="A digit is 8×8: on 16×16 its centre can be 4..12, on 24×24 4..20 (and the ViTs see 36 patches)"),
     Control("digits_epochs", "train.epochs", "Epochs (full-batch Adam steps)", "slider", bounds=(50, 400, 10),
             flag_name="--epochs"),
-    Control("digits_seeds", "train.seeds", "Seeds (0, 1, …)", "slider", bounds=(1, MAX_SEEDS), to_config=first_seeds,
+    Control("digits_seeds", "train.seeds", "Seeds (0, 1, …)", "slider", bounds=(1, FORM_SEEDS), to_config=first_seeds,
             from_config=len, flag_name="--seeds", cli_help=f"seeds 0..N-1 (default {len(SEEDS)})"),
 )
 

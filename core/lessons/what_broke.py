@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.data.position_split import DataConfig
+from core.data.data_config import DataConfig
 from core.engine.behaviour import OFFSETS, offset_kind
-from core.engine.results import RunResult, summary
 from core.engine.run_config import GeneralizationConfig
+from core.engine.run_result import RunResult, summary
 from core.engine.verdict import (
     MARGIN,
     Interval,

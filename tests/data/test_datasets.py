@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
+from core.data.data_config import DataConfig, make_data
 from core.data.datasets import DATASETS, dataset
-from core.data.position_split import DataConfig, make_data
 
 
 def test_each_dataset_says_its_classes_outputs_chance_and_centres():

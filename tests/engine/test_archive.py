@@ -5,9 +5,9 @@ import sqlite3
 import pytest
 
 from core.engine.archive import FILE_NAME, RunArchive, archive_bytes, config_key, open_archive
-from core.engine.results import RunResult
 from core.engine.run import run
 from core.engine.run_config import TrainConfig, with_value
+from core.engine.run_result import RunResult
 from core.engine.store import ResultStore
 from core.engine.stored_run import UnusableRun
 from core.lessons.lesson3_vit_vs_cnn import PRESETS

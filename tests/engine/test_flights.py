@@ -2,9 +2,9 @@ import threading
 import time
 
 from core.engine.flights import Flights, sweep_through
-from core.engine.results import RunResult
 from core.engine.run import run
 from core.engine.run_config import Sweep, TrainConfig, with_value
+from core.engine.run_result import RunResult
 from core.engine.store import ResultStore
 from core.engine.train import EpochStats
 from core.lessons.lesson3_vit_vs_cnn import PRESETS

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import pytest
 
-from core.data.position_split import DataConfig
+from core.data.data_config import DataConfig
 from core.engine import planning
 from core.engine.run_config import LESSON
 from core.lessons.lesson3_vit_vs_cnn import PRESETS

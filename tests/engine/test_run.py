@@ -4,9 +4,9 @@ from dataclasses import replace
 import pytest
 
 from core.engine.flights import Flights, sweep_through
-from core.engine.results import summary
 from core.engine.run import every, run
 from core.engine.run_config import LESSON, TrainConfig, with_value
+from core.engine.run_result import summary
 from core.engine.store import ResultStore
 from core.engine.train import EpochStats
 from core.lessons.lesson3_vit_vs_cnn import PRESETS, SWEEPS
@@ -95,7 +95,7 @@ def test_the_lessons_loop_as_written_is_the_notebooks_bit_for_bit():
     the notebook's ``nn.TransformerEncoder`` and ``torch.optim.Adam`` loop, to the last bit."""
     import torch
 
-    from core.data.position_split import make_data
+    from core.data.data_config import make_data
     from core.engine.train import train
     from core.models.registry import build
     from support.notebook_reference import NotebookViT, notebook_train_and_eval
@@ -116,7 +116,7 @@ def test_the_lessons_loop_as_written_is_the_notebooks_bit_for_bit():
 def test_chunked_gradient_matches_full_batch_closely():
     import torch
 
-    from core.data.position_split import make_data
+    from core.data.data_config import make_data
     from core.engine.train import train
     from core.models.registry import build
 

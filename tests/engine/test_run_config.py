@@ -2,7 +2,7 @@ from dataclasses import replace
 
 import pytest
 
-from core.data.position_split import DataConfig
+from core.data.data_config import DataConfig
 from core.engine.run_config import LESSON, GeneralizationConfig, TrainConfig
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from core.models.model_config import ModelConfig

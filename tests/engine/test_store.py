@@ -1,5 +1,5 @@
-from core.engine.results import RunResult, SeedResult
 from core.engine.run_config import TrainConfig, with_value
+from core.engine.run_result import RunResult, SeedResult
 from core.engine.store import ResultStore
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 

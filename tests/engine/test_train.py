@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from core.data.position_split import distinct, make_data
+from core.data.data_config import distinct, make_data
 from core.data.shapes import make_dataset, max_distinct, possible_images
 from core.engine.run_config import with_value
 from core.engine.train import train
@@ -127,7 +127,7 @@ def test_live_test_points_equal_the_full_test_sets_accuracy():
 def test_ten_classes_train_with_one_logit_per_class_and_the_same_distinct_weighting():
     """Lesson 5's ten digits: (B, 10) logits and a cross-entropy. Training on the distinct images, each weighted
     by its count, is the full batch's mathematics here too."""
-    from core.data.position_split import DataConfig
+    from core.data.data_config import DataConfig
 
     d = DataConfig(dataset="digits", n_train=200, n_test=60, train_range=(6, 8), test_range=(4, 5))
     data = make_data(d)

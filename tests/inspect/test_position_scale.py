@@ -3,7 +3,7 @@ tokens at the start; a learned table starts 0.02 × random, far smaller."""
 
 import math
 
-from core.data.position_split import make_data
+from core.data.data_config import make_data
 from core.engine.run_config import LESSON
 from core.inspect.position_scale import scales
 from core.models.model_config import ModelConfig

@@ -2,7 +2,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from core.data.position_split import make_data
+from core.data.data_config import make_data
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from core.models.registry import build
 from core.nn.adam import Adam

@@ -220,7 +220,7 @@ def test_a_run_whose_every_seed_diverged_says_so_in_both_result_sections():
     from dataclasses import replace
 
     from core.engine.run import run
-    from ui.results_store import result_store
+    from ui.server_runs import result_store
 
     query = {"models": "ViT (lesson)", "n_train": "120", "n_test": "100", "epochs": "10", "seeds": "1"}
     at = page(PAGE, timeout=120, query=query)
@@ -259,7 +259,7 @@ def test_results_not_matching_the_form_are_labelled_and_every_run_judges_the_pre
 def new_server(tmp_path, monkeypatch):
     """A server of its own: nothing stored or in flight, its archive in ``tmp_path``. ``restart()`` ends it
     and starts another on the same archive, as a deploy or a woken app does."""
-    from ui.results_store import result_store, run_flights
+    from ui.server_runs import result_store, run_flights
 
     def restart():
         result_store.clear()

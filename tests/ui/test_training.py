@@ -8,7 +8,7 @@ import ui.training
 from core.engine.run import run
 from core.engine.run_config import with_value
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
-from ui.results_store import result_store, run_flights
+from ui.server_runs import result_store, run_flights
 
 CFG = with_value(with_value(PRESETS["tiny"], "train.epochs", 40), "models", ("cnn",))
 

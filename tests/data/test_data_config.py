@@ -1,9 +1,9 @@
-"""core/data/position_split.py: the phase split (training only at some offsets within a patch, the test at
+"""core/data/data_config.py: the phase split (training only at some offsets within a patch, the test at
 every other centre) beside the notebook's split by ranges."""
 
 import pytest
 
-from core.data.position_split import DataConfig, make_data, max_distinct_training_images
+from core.data.data_config import DataConfig, make_data, max_distinct_training_images
 
 
 def test_the_phase_split_trains_only_at_its_offsets_and_tests_everywhere_else():

@@ -12,15 +12,15 @@ import pandas as pd
 import streamlit as st
 
 from core.engine.behaviour import answers
-from core.engine.results import RunResult, mean_grid, position_grid, summary
 from core.engine.run_config import GeneralizationConfig
+from core.engine.run_result import RunResult, mean_grid, position_grid, summary
 from core.engine.verdict import BAND_WORDS, MARGIN, PREDICTIONS, Verdict, judge_prediction, verdicts
 from core.inspect.trained_model import run_data
 from core.models.model_config import ModelConfig
 from core.models.registry import build, spec
 from ui.downloads import results_csv, run_json
 from ui.figures import image_figures, model_figures
-from ui.results_store import trains_on_workers
+from ui.server_runs import trains_on_workers
 from ui.widgets import URL, chart, static_table
 
 PREDICTION_WORDS = {"right": "✅ **right**", "possible": "🤔 **not ruled out, not confirmed**: the interval reaches "

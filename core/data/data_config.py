@@ -1,6 +1,6 @@
-"""The experiment's images: training and test sets drawn as the lesson draws them, and the grid of
-every position behind the generalization map; what is drawn (the lesson's shapes or real digits) is the
-config's ``dataset`` (``core/data/datasets.py``)."""
+"""DataConfig: the experiment's data as one frozen config (validated once, here), and the images it makes: the
+training and test sets drawn as the lesson draws them, and the grid of every position behind the generalization
+map. What is drawn (the lesson's shapes or real digits) is the config's ``dataset`` (``core/data/datasets.py``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from core.data.centre_range import check_range
 from core.data.datasets import Dataset, dataset
 
 MAX_IMAGES = 100_000
@@ -40,12 +41,12 @@ class DataConfig:
         object.__setattr__(self, "train_range", tuple(self.train_range))
         object.__setattr__(self, "test_range", tuple(self.test_range))
         kind = dataset(self.dataset)  # unknown names raise here
-        check_range(kind, self.train_range, self.img_size, "training position range")
+        check_range(self.train_range, kind.centres(self.img_size), self.img_size, kind.pattern, "training position range")
         if self.phases:
             self._check_phases(kind)
             return
         object.__setattr__(self, "phase_period", 4)  # read by the phase split only: one key per run
-        check_range(kind, self.test_range, self.img_size, "test position range")
+        check_range(self.test_range, kind.centres(self.img_size), self.img_size, kind.pattern, "test position range")
         # The lesson is about positions never seen in training: a shared centre would make part of the
         # test "seen" while every label on the page calls it unseen, so overlapping ranges are refused.
         (a, b), (c, d) = self.train_range, self.test_range
@@ -96,19 +97,6 @@ class DataConfig:
     def kind(self) -> Dataset:
         """What is drawn at a centre, its classes and where it fits."""
         return dataset(self.dataset)
-
-
-def check_range(kind: Dataset, position_range: tuple[int, int], size: int, name: str = "position range") -> None:
-    """An inclusive range (lo, hi) of centre coordinates at which ``kind``'s patterns fit a size x size image."""
-    if len(position_range) != 2:
-        raise ValueError(f"{name} must be two numbers LO HI, got {position_range}")
-    lo, hi = position_range
-    if hi < lo:
-        raise ValueError(f"{name} {lo}..{hi} is empty: the upper end must be at least the lower")
-    fits = kind.centres(size)
-    if lo < fits[0] or hi > fits[-1]:
-        raise ValueError(f"{name} {lo}..{hi} does not fit a {size}x{size} image: {kind.pattern}, so centres must be "
-                         f"in {fits[0]}..{fits[-1]}")
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""ui/results_store.py: alone, runs are archived on disk and trained in this process's pool; with a Redis
+"""ui/server_runs.py: alone, runs are archived on disk and trained in this process's pool; with a Redis
 (VITLAB_REDIS_URL) the pages train on ``python -m core worker`` through it and replicas share the results."""
 
 import json
@@ -14,7 +14,7 @@ from core.engine.queue_redis import connect
 from core.engine.redis_archive import RedisArchive
 from support.services import REDIS_SERVER, redis_server, require, start_worker, stop
 from tests.apptest_helpers import assert_clean, page
-from ui.results_store import result_store, run_flights
+from ui.server_runs import result_store, run_flights
 
 PAGE = "pages/3_ViT_vs_CNN.py"
 LINK = {"models": "CNN", "n_train": "120", "n_test": "100", "epochs": "14", "seeds": "1"}
@@ -28,10 +28,10 @@ def restart(tmp_path, monkeypatch):
     def restart():
         result_store.clear()
         run_flights.clear()
-        from ui import results_store
+        from ui import server_runs
 
-        results_store._redis.clear()
-        results_store._archive_redis.clear()
+        server_runs._redis.clear()
+        server_runs._archive_redis.clear()
 
     restart()
     yield restart

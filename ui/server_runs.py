@@ -23,7 +23,7 @@ import streamlit as st
 from core.engine.archive import open_archive
 from core.engine.fingerprint import code_fingerprint
 from core.engine.flights import Flights
-from core.engine.results import RunResult
+from core.engine.run_result import RunResult
 from core.engine.store import ResultStore
 from core.lessons.shipped import load_fresh_shipped
 
