@@ -56,7 +56,7 @@ def predict_first(cfg: GeneralizationConfig, result: RunResult | None, question:
     if result is None:
         st.caption("Then press **Run** below: your pick is judged against the run.")
         return False
-    # one above the other, each as wide as the box: side by side in a narrow column their labels were cut
+    # one above the other, each as wide as the box: side by side, a narrow column cuts their labels
     if st.button("Check it against the result", key=f"{prediction_key}_check", type="primary", disabled=choice is None,
                  width="stretch"):
         done[cfg] = choice

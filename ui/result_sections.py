@@ -1,4 +1,4 @@
-"""The results of a training run (lessons 3 and 4), as page sections: the header with each model's metric
+"""The results of a training run (lessons 3 to 5), as page sections: the header with each model's metric
 and 95 % interval and the learner's prediction judged, the per-seed table, accuracies and curves, the
 generalization maps, the misclassified test images and the downloads. Each takes the run's config and
 result; the page decides which to show and where."""

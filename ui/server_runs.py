@@ -50,10 +50,12 @@ def setting(name: str) -> str | None:
 
 @st.cache_resource
 def _redis():
+    url = setting(URL_VARIABLE)
+    if url is None:
+        return None
     from core.engine.queue_redis import connect  # redis and rq: imported only with a Redis
 
-    url = setting(URL_VARIABLE)
-    return None if url is None else connect(url)
+    return connect(url)
 
 
 @st.cache_resource

@@ -170,8 +170,8 @@ def share_link(where=None) -> str:
 
 def sections(key: str, draws: dict[str, Callable[[], object]]):
     """The page's sections as tabs of which only the open one runs and is drawn; returns what its draw
-    function returned. Drawing every chart of every section made a first draw take 4.5-7 s in the browser
-    (benchmarks/browser_latency.py); a closed section costs nothing. The open tab is in the link (``key``),
+    function returned. Drawing every chart of every section made a page's first draw several times slower
+    (benchmarks/browser_latency.py, docs/performance.md); a closed section costs nothing. The open tab is in the link (``key``),
     and a hidden section's controls keep their values (they are bound to the URL)."""
     tabs = st.tabs(list(draws), key=key, bind=URL)
     shown = None

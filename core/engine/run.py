@@ -84,8 +84,8 @@ def train_job(cfg: GeneralizationConfig, name: str, seed: int, eval_every: int =
 
 def state_bytes(model: torch.nn.Module) -> bytes:
     """The trained weights as ``torch.save`` bytes. Bytes, not tensors, travel back from a worker: the pool's
-    reader thread then never unpickles a tensor (it did, and the command line aborted at exit now and then
-    under load: "terminate called without an active exception")."""
+    reader thread then never unpickles a tensor (a tensor unpickled there can abort the process at exit under
+    load: "terminate called without an active exception")."""
     buffer = io.BytesIO()
     torch.save(model.state_dict(), buffer)
     return buffer.getvalue()

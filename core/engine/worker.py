@@ -34,7 +34,8 @@ NICE_VARIABLE = "VITLAB_THIS_WORKER_NICE"  # how the starting process tells a wo
 def start_worker_process(preload: tuple[str, ...] = (), nice: int = 0) -> subprocess.Popen:
     """Start ``python -m core.engine.worker [modules to import at once]``, ``nice`` steps below this
     process's CPU priority (its torch import included). Starting one costs its Python and torch imports
-    (about 1.5 s here), which is why pools keep idle workers and start them early; this module imports
+    (docs/performance.md, the command line's whole process), which is why pools keep idle workers and start them
+    early; this module imports
     nothing heavy, so a caller can start workers before its own imports."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
            NICE_VARIABLE: str(nice)}

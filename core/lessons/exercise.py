@@ -1,9 +1,10 @@
 """The one exercise type of every lesson: a question, how to find the answer on the page, and a check that computes the
 right answer from the numbers the lesson's own code gives, never from a stored answer key.
 
-An exercise's ``answer`` is a function: ``answer(*context) -> Answer``. For the first two lessons it
-needs nothing (it runs the lesson's core function on the setting the question names, which is cheap);
-lessons 3 and 4 take a way to look up a run's result. Each lesson's module holds its own exercises.
+An exercise's ``answer`` is a function: ``answer(*context) -> Answer``. Lesson 1's needs nothing and lesson 2's the
+page's setting (each runs the lesson's core function on the setting the question names, which is cheap); lessons 3
+to 5 take a way to look up a run's result. Each lesson's module holds its own ``EXERCISES``, which its page asks
+(``ui.lesson_list.Lesson.exercises``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Attention treats its input as a *set*: nothing in it knows which token came first. A position table
 added to the tokens is the only place where patch location enters a ViT (learned tables are plain
-``nn.Parameter``s and live in ``vit.py``).
+``nn.Parameter``s of the models themselves: ``core/models/postnorm_vit.py``, ``prenorm_vit.py``).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from core.data.images import SYNTHETIC_IMAGES
-from core.lessons.lesson1_patchify import PatchifyConfig, run_patchify
+from core.lessons.lesson1_patchify import EXERCISES, PatchifyConfig, run_patchify
 from core.nn.patchify import valid_patch_sizes
 
 IMAGE_SIZES = [8, 12, 16, 24, 32, 48, 64]  # what the Patchify page offers
@@ -75,3 +75,13 @@ def test_what_to_notice_follows_the_switches():
     assert any("With **one channel**" in n for n in grey)
     assert notes(run_patchify(PatchifyConfig(img_size=16, patch_size=4)))[-1].startswith(
         "Patch size 4 turns a 16×16 image into **16** tokens")
+
+
+@pytest.mark.parametrize("ex", EXERCISES, ids=lambda e: e.key)
+def test_every_exercise_answer_is_valid_and_explained(ex):
+    a = ex.answer()
+    assert 0 <= a.correct < len(ex.options) and "**" in a.explanation
+
+
+def test_the_token_count_answer_counts_the_class_token():
+    assert EXERCISES[0].options[EXERCISES[0].answer().correct] == "257"

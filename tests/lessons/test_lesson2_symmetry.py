@@ -6,6 +6,7 @@ import torch
 import torch.nn as nn
 
 from core.lessons.lesson2_symmetry import (
+    EXERCISES,
     SEED,
     SEED_CASES,
     SymmetryConfig,
@@ -192,3 +193,31 @@ def test_a_model_without_positions_is_not_said_to_have_positions_that_break_the_
     claims = verify(SymmetryConfig(pos_embed="none"))
     said = " ".join(c.claim for c in claims)
     assert "none positions break" not in said and "only the first half is tested" in said
+
+
+@pytest.mark.parametrize("ex", EXERCISES, ids=lambda e: e.key)
+def test_every_exercise_answer_is_valid_for_every_preset(ex):
+    for preset in ("seed", "two blocks, 4 heads, width 32"):
+        a = ex.answer(SymmetryConfig(preset=preset))
+        assert 0 <= a.correct < len(ex.options) and "**" in a.explanation
+
+
+def test_the_exercises_known_answers():
+    shift, one_patch, sincos = (ex.answer(SymmetryConfig()) for ex in EXERCISES)
+    assert shift.correct == 0 and one_patch.correct == 1 and sincos.correct == 1
+
+
+def test_the_check_follows_the_numbers(monkeypatch):
+    """If changing one patch changed every embedding, the answer would say so: it is computed, not stored."""
+    from dataclasses import replace
+
+    from core.lessons import lesson2_symmetry
+
+    real = lesson2_symmetry.change
+
+    def every_embedding_changes(cfg, patch):
+        ch = real(cfg, patch)
+        return replace(ch, embedding_change=ch.embedding_change + 1.0)
+
+    monkeypatch.setattr(lesson2_symmetry, "change", every_embedding_changes)
+    assert EXERCISES[1].answer(SymmetryConfig()).correct == 2

@@ -113,3 +113,26 @@ def test_the_bench_on_the_phase_split_is_shipped_and_chosen_by_one_control():
     v = bench_verdicts(load_fresh_shipped()[BENCH_PHASE])
     # what the page then says rests on these: random shifts (shown the offsets in training) and the CNNs hold
     assert v["vit-shift"].band in ("top", "above") and v["cnn"].band == "top"
+
+
+def test_lesson_4s_exercises_are_answered_from_the_bench_and_follow_its_numbers():
+    from dataclasses import replace
+
+    from core.lessons.lesson4_fixing_the_vit import EXERCISES as REMEDY_EXERCISES
+    from core.lessons.shipped import load_fresh_shipped
+
+    shipped = load_fresh_shipped()
+    answers = {ex.key: ex.answer(shipped.get) for ex in REMEDY_EXERCISES}
+    assert all(a.correct is not None and "%" in a.explanation for a in answers.values())
+    assert REMEDY_EXERCISES[0].answer(lambda cfg: None).correct is None
+
+    def swapped(cfg):  # the learned table's map as the lesson's ViT's, and the other way round
+        r = shipped[cfg]
+        cell = {(x.model, x.seed, x.shape, x.cx, x.cy): x.correct for x in r.position_map}
+        swap = {"vit-learned": "vit", "vit": "vit-learned"}
+        return replace(r, position_map=[replace(x, correct=cell[(swap.get(x.model, x.model), x.seed, x.shape, x.cx,
+                                                                   x.cy)]) for x in r.position_map])
+
+    flipped = REMEDY_EXERCISES[0].answer(swapped).correct
+    assert {answers["learned-table"].correct, flipped} == {0, 2}  # better one way, worse the other
+    assert BENCH in shipped
