@@ -29,13 +29,15 @@ def judge(cfg: GeneralizationConfig, prediction: str | None) -> None:
 
 def one_of(options: Sequence[str]) -> Callable[[str], str | None]:
     """A prediction that is one of ``options`` (a radio, nothing picked at first)."""
-    return lambda key: st.radio("Your prediction", list(options), index=None, key=key, label_visibility="collapsed")
+    return lambda prediction_key: st.radio("Your prediction", list(options), index=None, key=prediction_key,
+                                           label_visibility="collapsed")
 
 
 def some_of(options: Sequence[str], label: str, format_func: Callable[[str], str] = str) -> Callable[[str], tuple | None]:
     """A prediction that is a set of ``options`` (a multiselect; none picked is no prediction yet)."""
-    def ask(key: str) -> tuple | None:
-        return tuple(st.multiselect(label, list(options), format_func=format_func, key=key, wrap=True)) or None
+    def ask(prediction_key: str) -> tuple | None:
+        return tuple(st.multiselect(label, list(options), format_func=format_func, key=prediction_key,
+                                    wrap=True)) or None
     return ask
 
 

@@ -1,0 +1,218 @@
+"""The free Streamlit Community Cloud tier, emulated: one app process under a CPU quota well under one core and a
+~1 GB memory limit, and a class of 30 on it. Needs root (it makes cgroups) and Linux.
+
+    python -m benchmarks.cloud_tier                     # 0.5 of a core, 1 GiB, 30 learners
+    python -m benchmarks.cloud_tier --cpu 0.25 --memory-mib 1024 --seconds 60
+
+The tier as emulated here: the server (``streamlit run app.py``, the app's runtime dependencies only: nothing of
+requirements-dev.txt is imported by it) and every training worker it starts run in one cgroup with a CFS quota
+of ``--cpu`` cores (cgroup v1 ``cpu.cfs_quota_us``, the v1 form of v2's ``cpu.max``; v2 where the host has it)
+and a memory limit of ``--memory-mib`` (``memory.limit_in_bytes`` / ``memory.max``), which the app reads as its
+budget (``core.engine.machine``). Cloud guarantees a fraction of a core and lets an app burst to about two; the
+quota emulates the guaranteed part, the worse case. The load generator runs outside the cgroup, on the other
+core, so it takes nothing from the server. No persistent disk: the data dir is a fresh temporary folder.
+
+Printed, in one run:
+- **CPU per rerun**: one session reruns each page ``--reruns`` times (as a click on a tab or a toggle does:
+  the whole script again) and Patchify with a new weight seed each time (a control moved: new numbers); the
+  server process's own CPU time (user + system, every thread) per rerun, beside the same figure for a minimal
+  one-widget Streamlit page served the same way (``benchmarks/floor_app.py``): Streamlit's own floor.
+- **30 learners browsing every page**: each opens the pages in turn from its own starting page, reruns each
+  once or twice, at its own pace (2 to 6 s between actions) for ``--seconds``; p50/p95 per page, from the
+  message sent to the server's ``script_finished``.
+- **30 learners press Run on one new setting** (the lesson at 100 epochs, not shipped): seconds until all have
+  their result, against ``python -m core generalization --epochs 100`` run in the same cgroup.
+The targets (#43): browsing p95 <= 1 s; each page's rerun within 3x the floor; the 30 within the command line
++ 5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from tempfile import mkdtemp
+
+from benchmarks.class_load import Session, runs
+from support.browser import ROOT, streamlit_server
+
+PAGES = ["", "Patchify", "Permutation_symmetry", "ViT_vs_CNN", "Fixing_the_ViT", "Real_handwriting", "Glossary"]
+FLOOR = "benchmarks/floor_app.py"
+
+
+@contextmanager
+def cgroup(cpu: float, memory: int):
+    """A fresh cgroup with ``cpu`` cores of CFS quota and ``memory`` bytes; yields a function that moves a pid
+    into it (v2 where the host has it, else v1's cpu and memory controllers)."""
+    name = f"vitlab-cloud-{os.getpid()}"
+    period = 100_000
+    if Path("/sys/fs/cgroup/cgroup.controllers").exists():  # v2
+        group = Path("/sys/fs/cgroup") / name
+        group.mkdir()
+        (group / "cpu.max").write_text(f"{int(cpu * period)} {period}")
+        (group / "memory.max").write_text(str(memory))
+        dirs = [group]
+    else:
+        cpu_dir, mem_dir = Path("/sys/fs/cgroup/cpu") / name, Path("/sys/fs/cgroup/memory") / name
+        cpu_dir.mkdir()
+        mem_dir.mkdir()
+        (cpu_dir / "cpu.cfs_period_us").write_text(str(period))
+        (cpu_dir / "cpu.cfs_quota_us").write_text(str(int(cpu * period)))
+        (mem_dir / "memory.limit_in_bytes").write_text(str(memory))
+        dirs = [cpu_dir, mem_dir]
+
+    def enter(pid: int) -> None:
+        for d in dirs:
+            (d / "cgroup.procs").write_text(str(pid))
+
+    try:
+        yield enter
+    finally:
+        for d in dirs:
+            for pid in (d / "cgroup.procs").read_text().split():
+                try:
+                    os.kill(int(pid), 9)
+                except ProcessLookupError:
+                    pass
+            for _ in range(50):
+                try:
+                    d.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+
+
+def cpu_seconds(pid: int) -> float:
+    """The process's own CPU time so far (user + system, all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def cpu_per_rerun(base: str, pid: int, page: str, reruns: int, move=None) -> float:
+    """Milliseconds of the server's CPU per rerun of ``page`` (after one opening rerun, untimed); ``move(i)``: the
+    widget changes of rerun i (none: the same script again)."""
+    s = Session(base, page, "")
+    await s.open()
+    await asyncio.sleep(1.0)
+    await s.rerun()  # warm: the page's caches filled, as for the second learner on it
+    await asyncio.sleep(0.5)
+    start = cpu_seconds(pid)
+    for i in range(reruns):
+        await s.rerun(**(move(i) if move else {}))
+    used = cpu_seconds(pid) - start
+    await s.close()
+    return 1000 * used / reruns
+
+
+async def browse_every_page(base: str, learners: int, seconds: float) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {p: [] for p in PAGES}
+    errors: list[str] = []
+
+    async def learner(i: int) -> None:
+        rng = random.Random(i)
+        at = i % len(PAGES)
+        end = time.perf_counter() + seconds
+        await asyncio.sleep(rng.uniform(0, 3))  # a class does not arrive in one millisecond
+        while time.perf_counter() < end:
+            page = PAGES[at % len(PAGES)]
+            s = Session(base, page, "")
+            try:
+                times[page].append(await s.open())  # opening the page: a page switch
+                for _ in range(rng.choice((1, 2))):
+                    await asyncio.sleep(rng.uniform(2, 6))
+                    times[page].append(await s.rerun())
+                    errors.extend(s.exceptions)
+                await s.close()
+            except (TimeoutError, OSError) as exc:
+                errors.append(repr(exc))
+            at += 1
+            await asyncio.sleep(rng.uniform(2, 6))
+
+    await asyncio.gather(*(learner(i) for i in range(learners)))
+    times["errors"] = errors  # type: ignore[assignment]
+    return times
+
+
+def quantiles(xs: list[float]) -> tuple[float, float]:
+    if len(xs) < 2:
+        return (xs[0] if xs else float("nan")), float("nan")
+    return statistics.median(xs), statistics.quantiles(xs, n=20)[18]
+
+
+def command_line_seconds(enter, epochs: int) -> float:
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "core", "generalization", "--epochs", str(epochs), "--json"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, preexec_fn=lambda: enter(os.getpid()))
+    if proc.wait() != 0:
+        raise RuntimeError("the command line failed")
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cpu", type=float, default=0.5, help="cores of CPU quota (default 0.5)")
+    parser.add_argument("--memory-mib", type=int, default=1024)
+    parser.add_argument("--learners", type=int, default=30)
+    parser.add_argument("--seconds", type=float, default=60.0, help="how long the class browses")
+    parser.add_argument("--reruns", type=int, default=10, help="reruns per page for the CPU figure")
+    parser.add_argument("--only", choices=("cpu", "browse", "run"))
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        raise SystemExit("error: needs root to make a cgroup")
+    tmp = Path(mkdtemp(prefix="vitlab-cloud-"))
+    print(f"# emulated tier: {args.cpu:g} core(s) of CFS quota, {args.memory_mib} MiB, one process (+ its training "
+          f"workers) in one cgroup; fresh data dir; load generator outside the cgroup")
+    with ExitStack() as stack:
+        enter = stack.enter_context(cgroup(args.cpu, args.memory_mib * 2**20))
+        env = {"VITLAB_DATA_DIR": str(tmp / "data")}
+        if args.only in (None, "cpu"):
+            floor_base, _, floor = stack.enter_context(streamlit_server(script=FLOOR, env=env, on_start=enter))
+            floor_ms = asyncio.run(cpu_per_rerun(floor_base, floor.pid, "", args.reruns, lambda i: {"value": i % 100}))
+            print(f"floor (a one-widget page, its slider moved): {floor_ms:.0f} ms CPU per rerun")
+        base, startup, server = stack.enter_context(streamlit_server(env=env, on_start=enter, timeout=180))
+        print(f"server healthy after {startup:.1f} s")
+        if args.only in (None, "cpu"):
+            print(f"{'page':<22} {'CPU ms per rerun':>17} {'x floor':>8}")
+            for page in PAGES:
+                ms = asyncio.run(cpu_per_rerun(base, server.pid, page, args.reruns))
+                print(f"{page or 'home':<22} {ms:17.0f} {ms / floor_ms:8.1f}")
+            ms = asyncio.run(cpu_per_rerun(base, server.pid, "Patchify", args.reruns,
+                                           lambda i: {"weight_seed": 1000 + i}))
+            print(f"{'Patchify, seed moved':<22} {ms:17.0f} {ms / floor_ms:8.1f}")
+        if args.only in (None, "browse"):
+            times = asyncio.run(browse_every_page(base, args.learners, args.seconds))
+            errors = times.pop("errors")
+            every = [t for ts in times.values() for t in ts]
+            print(f"\n{args.learners} learners browsing every page for {args.seconds:.0f} s: {len(every)} reruns, "
+                  f"errors {len(errors)}{': ' + errors[0][:200] if errors else ''}")
+            print(f"{'page':<22} {'reruns':>7} {'p50 s':>7} {'p95 s':>7}")
+            for page, ts in times.items():
+                p50, p95 = quantiles(ts)
+                print(f"{page or 'home':<22} {len(ts):7d} {p50:7.2f} {p95:7.2f}")
+            p50, p95 = quantiles(every)
+            print(f"{'all':<22} {len(every):7d} {p50:7.2f} {p95:7.2f}   (target: p95 <= 1 s: "
+                  f"{'met' if p95 <= 1 else 'NOT met'})")
+        if args.only in (None, "run"):
+            epochs = 100
+            cli = command_line_seconds(enter, epochs)
+            r = asyncio.run(runs([base], [epochs] * args.learners))
+            print(f"\n{args.learners} learners press Run on one new setting (the lesson at {epochs} epochs): all done "
+                  f"{r['all_done']:.1f} s after (median {r['median']:.1f} s), failed {r['failed']}; the command line "
+                  f"in the same cgroup: {cli:.1f} s (target: <= {cli + 5:.1f} s: "
+                  f"{'met' if r['all_done'] <= cli + 5 else 'NOT met'})")
+        server_rss = server.pid and Path(f"/proc/{server.pid}/status").exists()
+        if server_rss:
+            from core.engine.machine import tree_rss
+
+            print(f"server + workers resident at the end: {tree_rss(server.pid) / 2**20:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
