@@ -34,17 +34,19 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(python: str = sys.executable, timeout: float = 60, root: Path = ROOT, env: dict | None = None):
-    """Start ``streamlit run app.py`` (of the checkout at ``root``) on a free local port; yield (base_url,
-    seconds_to_healthy, process). ``env``: variables to set for it (Streamlit's own options included, as
-    ``STREAMLIT_…``)."""
+def streamlit_server(python: str = sys.executable, timeout: float = 60, root: Path = ROOT, env: dict | None = None,
+                     script: str = "app.py", on_start=None):
+    """Start ``streamlit run app.py`` (or ``script``, of the checkout at ``root``) on a free local port; yield
+    (base_url, seconds_to_healthy, process). ``env``: variables to set for it (Streamlit's own options included, as
+    ``STREAMLIT_…``); ``on_start(pid)``: called in the new process before it runs Python (to put it in a cgroup)."""
     port = free_port()
     start = time.perf_counter()
-    proc = subprocess.Popen([python, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+    proc = subprocess.Popen([python, "-m", "streamlit", "run", script, "--server.headless", "true",
                              "--server.port", str(port), "--server.address", "127.0.0.1",
                              "--browser.gatherUsageStats", "false"],
                             cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            env={**os.environ, **(env or {})})
+                            env={**os.environ, **(env or {})},
+                            preexec_fn=None if on_start is None else lambda: on_start(os.getpid()))
     url = f"http://127.0.0.1:{port}"
     try:
         while True:

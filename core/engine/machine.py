@@ -2,7 +2,8 @@
 
 Plain file reads, no torch: the command line asks before its own imports how many workers to start.
 Containers are cgroup v2 (``memory.max``, ``cpu.max``) on most hosts and v1
-(``memory/memory.limit_in_bytes``, ``cpu/cpu.cfs_quota_us``) on others: both are read.
+(``memory/…/memory.limit_in_bytes``, ``cpu/…/cpu.cfs_quota_us``) on others: both are read, in this process's own
+cgroup (``/proc/self/cgroup``) and every cgroup above it, since a limit anywhere on the way applies.
 """
 
 from __future__ import annotations
@@ -23,16 +24,43 @@ def _read(path: str) -> str | None:
         return None
 
 
+CGROUPS = "/sys/fs/cgroup"  # where the cgroup hierarchies are mounted
+SELF_CGROUP = "/proc/self/cgroup"  # this process's cgroup in each hierarchy
+
+
+def _own_groups(controller: str) -> list[Path]:
+    """This process's cgroup folders for ``controller`` ("" for v2's one hierarchy), its own first, then each one
+    above it up to the mount: those that exist (in a container the mount is often its own cgroup already)."""
+    mount = Path(CGROUPS, controller) if controller else Path(CGROUPS)
+    path = None
+    for line in (_read(SELF_CGROUP) or "").splitlines():
+        _, controllers, where = line.split(":", 2)
+        if controller in controllers.split(",") or (not controller and controllers == ""):
+            path = where
+    parts = [p for p in (path or "/").split("/") if p]
+    folders = [mount.joinpath(*parts[:i]) for i in range(len(parts), -1, -1)]
+    return [f for f in folders if f.is_dir()]
+
+
+def _tightest(values: list[float]) -> float | None:
+    return min(values) if values else None
+
+
 def cpu_count() -> float:
-    """CPUs this process may use: the cgroup quota (v2 ``cpu.max`` or v1 ``cfs_quota_us``) if one is set,
-    else the affinity mask."""
-    v2 = _read("/sys/fs/cgroup/cpu.max")
-    if v2 and not v2.startswith("max"):
-        quota, period = v2.split()[:2]
-        return float(quota) / float(period)
-    quota, period = _read("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"), _read("/sys/fs/cgroup/cpu/cpu.cfs_period_us")
-    if quota and period and int(quota) > 0:
-        return int(quota) / int(period)
+    """CPUs this process may use: the tightest cgroup quota on its way (v2 ``cpu.max`` or v1 ``cfs_quota_us``)
+    if one is set, else the affinity mask."""
+    quotas = []
+    for group in _own_groups(""):
+        v2 = _read(f"{group}/cpu.max")
+        if v2 and not v2.startswith("max"):
+            quota, period = v2.split()[:2]
+            quotas.append(float(quota) / float(period))
+    for group in _own_groups("cpu"):
+        quota, period = _read(f"{group}/cpu.cfs_quota_us"), _read(f"{group}/cpu.cfs_period_us")
+        if quota and period and int(quota) > 0:
+            quotas.append(int(quota) / int(period))
+    if (tightest := _tightest(quotas)) is not None:
+        return tightest
     try:
         return float(len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
@@ -40,14 +68,13 @@ def cpu_count() -> float:
 
 
 def memory_limit() -> float:
-    """Bytes the container may hold: cgroup v2 ``memory.max``, v1 ``memory.limit_in_bytes``, else the
-    machine's memory (inf if unknown)."""
-    v2 = _read("/sys/fs/cgroup/memory.max")
-    if v2 and v2 != "max":
-        return float(v2)
-    v1 = _read("/sys/fs/cgroup/memory/memory.limit_in_bytes")
-    if v1 and int(v1) < 2**60:  # v1 writes a huge number for "no limit"
-        return float(v1)
+    """Bytes the container may hold: the tightest cgroup limit on this process's way (v2 ``memory.max``, v1
+    ``memory.limit_in_bytes``), else the machine's memory (inf if unknown)."""
+    limits = [float(v2) for group in _own_groups("") if (v2 := _read(f"{group}/memory.max")) and v2 != "max"]
+    limits += [float(v1) for group in _own_groups("memory")
+               if (v1 := _read(f"{group}/memory.limit_in_bytes")) and int(v1) < 2**60]  # v1: huge means no limit
+    if (tightest := _tightest(limits)) is not None:
+        return tightest
     meminfo = _read("/proc/meminfo") or ""
     for line in meminfo.splitlines():
         if line.startswith("MemTotal:"):
