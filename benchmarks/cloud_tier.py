@@ -3,6 +3,7 @@
 
     python -m benchmarks.cloud_tier                     # 0.5 of a core, 1 GiB, 30 learners
     python -m benchmarks.cloud_tier --cpu 0.25 --memory-mib 1024 --seconds 60
+    python -m benchmarks.cloud_tier --only cpu --baseline /tmp/before   # CPU per rerun beside another checkout
 
 The tier as emulated here: the server (``streamlit run app.py``, the app's runtime dependencies only: nothing of
 requirements-dev.txt is imported by it) and every training worker it starts run in one cgroup with a CFS quota
@@ -16,7 +17,8 @@ Printed, in one run:
 - **CPU per rerun**: one session reruns each page ``--reruns`` times (as a click on a tab or a toggle does:
   the whole script again) and Patchify with a new weight seed each time (a control moved: new numbers); the
   server process's own CPU time (user + system, every thread) per rerun, beside the same figure for a minimal
-  one-widget Streamlit page served the same way (``benchmarks/floor_app.py``): Streamlit's own floor.
+  one-widget Streamlit page served the same way (``benchmarks/floor_app.py``): Streamlit's own floor. With
+  ``--baseline``, the same for another checkout (``git worktree add``) served the same way, page by page in turn.
 - **30 learners browsing every page**: each opens the pages in turn from its own starting page, reruns each
   once or twice, at its own pace (2 to 6 s between actions) for ``--seconds``; p50/p95 per page, from the
   message sent to the server's ``script_finished``.
@@ -45,6 +47,7 @@ from support.browser import ROOT, streamlit_server
 
 PAGES = ["", "Patchify", "Permutation_symmetry", "ViT_vs_CNN", "Fixing_the_ViT", "Real_handwriting", "Glossary"]
 FLOOR = "benchmarks/floor_app.py"
+CHART_FLOOR = "benchmarks/floor_chart_app.py"
 
 
 @contextmanager
@@ -155,14 +158,34 @@ def command_line_seconds(enter, epochs: int) -> float:
     return time.perf_counter() - start
 
 
+def cpu_table(stack, args, env, enter, base, server, floor_ms) -> None:
+    """The CPU per rerun of every page (and Patchify with its seed moved), here and in ``--baseline``."""
+    servers = {"this checkout": (base, server.pid)}
+    if args.baseline:
+        other, _, proc = stack.enter_context(streamlit_server(root=args.baseline, env=env, on_start=enter,
+                                                              timeout=180))
+        servers = {"baseline": (other, proc.pid), **servers}
+    print(f"CPU ms per rerun ({args.reruns} reruns each, after one untimed), x the floor:")
+    print(f"{'page':<22}" + "".join(f" {name:>20}" for name in servers))
+    moves = [(page, page, None) for page in PAGES] + [("Patchify, seed moved", "Patchify",
+                                                       lambda i: {"weight_seed": 1000 + i})]
+    for label, page, move in moves:
+        cells = []
+        for url, pid in servers.values():
+            ms = asyncio.run(cpu_per_rerun(url, pid, page, args.reruns, move))
+            cells.append(f"{ms:8.1f} ms ({ms / floor_ms:4.1f}x)")
+        print(f"{label or 'home':<22}" + "".join(f" {c:>20}" for c in cells))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cpu", type=float, default=0.5, help="cores of CPU quota (default 0.5)")
     parser.add_argument("--memory-mib", type=int, default=1024)
     parser.add_argument("--learners", type=int, default=30)
     parser.add_argument("--seconds", type=float, default=60.0, help="how long the class browses")
-    parser.add_argument("--reruns", type=int, default=10, help="reruns per page for the CPU figure")
+    parser.add_argument("--reruns", type=int, default=30, help="reruns per page for the CPU figure")
     parser.add_argument("--only", choices=("cpu", "browse", "run"))
+    parser.add_argument("--baseline", type=Path, help="another checkout whose CPU per rerun to show beside")
     args = parser.parse_args()
     if os.geteuid() != 0:
         raise SystemExit("error: needs root to make a cgroup")
@@ -175,17 +198,14 @@ def main() -> None:
         if args.only in (None, "cpu"):
             floor_base, _, floor = stack.enter_context(streamlit_server(script=FLOOR, env=env, on_start=enter))
             floor_ms = asyncio.run(cpu_per_rerun(floor_base, floor.pid, "", args.reruns, lambda i: {"value": i % 100}))
-            print(f"floor (a one-widget page, its slider moved): {floor_ms:.0f} ms CPU per rerun")
+            print(f"floor (a one-widget page, its slider moved): {floor_ms:.1f} ms CPU per rerun")
+            chart_base, _, chart = stack.enter_context(streamlit_server(script=CHART_FLOOR, env=env, on_start=enter))
+            chart_ms = asyncio.run(cpu_per_rerun(chart_base, chart.pid, "", args.reruns, lambda i: {"value": i % 100}))
+            print(f"the same with one small Plotly chart: {chart_ms:.1f} ms CPU per rerun ({chart_ms / floor_ms:.1f}x)")
         base, startup, server = stack.enter_context(streamlit_server(env=env, on_start=enter, timeout=180))
         print(f"server healthy after {startup:.1f} s")
         if args.only in (None, "cpu"):
-            print(f"{'page':<22} {'CPU ms per rerun':>17} {'x floor':>8}")
-            for page in PAGES:
-                ms = asyncio.run(cpu_per_rerun(base, server.pid, page, args.reruns))
-                print(f"{page or 'home':<22} {ms:17.0f} {ms / floor_ms:8.1f}")
-            ms = asyncio.run(cpu_per_rerun(base, server.pid, "Patchify", args.reruns,
-                                           lambda i: {"weight_seed": 1000 + i}))
-            print(f"{'Patchify, seed moved':<22} {ms:17.0f} {ms / floor_ms:8.1f}")
+            cpu_table(stack, args, env, enter, base, server, floor_ms)
         if args.only in (None, "browse"):
             times = asyncio.run(browse_every_page(base, args.learners, args.seconds))
             errors = times.pop("errors")

@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui.figures import figure_tables, margins, theme
+from ui.figures import figure_tables, margins, reuse, theme
 from ui.lesson_list import Lesson
 
 # Every control that sets an experiment is bound to the URL: the key is the query parameter, values equal
@@ -132,10 +132,13 @@ def ready_to_draw(fig: go.Figure, where) -> dict:
 def plot(fig: go.Figure, where, *, key: str | None = None, on_select=None) -> None:
     """Send a figure to the page: its title above it (``ready_to_draw``), the lab's look in the figure
     (``theme.lab_look``: drawn once in the browser, not twice) and, with ``on_select``, a click on a point
-    selects it and runs ``on_select``. The one place a chart is sent. The figure is changed in place."""
+    selects it and runs ``on_select``. The one place a chart is sent. The figure is changed in place, or, equal to
+    one sent before, sent as a copy of that one (``figures.reuse``: the look is applied once per server)."""
     settings = ready_to_draw(fig, where)
     settings["meta"] = None  # what "Show numbers" lists (ui.figures.figure_tables) stays here: the browser draws none of it
-    theme.lab_look(fig, selectable=on_select is not None, settings=settings)
+    selectable = on_select is not None
+    fig = reuse.finished(fig, lambda f: theme.lab_look(f, selectable=selectable, settings=settings), selectable,
+                         settings)
     selection = dict(on_select=on_select, selection_mode="points") if on_select is not None else {}
     where.plotly_chart(fig, theme=None, width="stretch", config=PLOTLY_CONFIG, key=key, **selection)
 

@@ -7,8 +7,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ui.figures.plots import MIN_FONT, matrix_figure, square_layout
+from ui.figures.reuse import reused
 
 
+@reused
 def image_figure(image: np.ndarray, title: str = "") -> go.Figure:
     """(C, H, W) in [0, 1]: grey as a heatmap, RGB as an image."""
     C, H, W = image.shape
@@ -28,6 +30,7 @@ def image_figure(image: np.ndarray, title: str = "") -> go.Figure:
 GRID_TRACE = "patch grid"  # the line trace of a patch grid: drawing, not data
 
 
+@reused
 def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | None = None, title: str = "",
                           labels: list | None = None) -> go.Figure:
     """The image with its patch grid drawn on top and each patch's number (default: its place in the sequence)."""
@@ -69,6 +72,7 @@ def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | N
 TITLE_PX = 30  # room above each tile of a mosaic for its title (two lines of 10 px text)
 
 
+@reused
 def mosaic_figure(maps: np.ndarray, titles: list[str], title: str, cols: int, tile_px: int, colorscale="Viridis",
                   zmin: float | None = None, zmax: float | None = None, hover: str = "value",
                   colorbar: bool = True, table: list[dict] | None = None) -> go.Figure:
@@ -113,6 +117,7 @@ def mosaic_figure(maps: np.ndarray, titles: list[str], title: str, cols: int, ti
     return fig
 
 
+@reused
 def small_maps_figure(maps: np.ndarray, titles: list[str], title: str, cols: int, colorscale: str = "Viridis",
                       zmin: float | None = None, zmax: float | None = None, height_per_row: int = 150,
                       hover: str = "value") -> go.Figure:
@@ -128,6 +133,7 @@ MAP_SCALE = "YlOrRd"
 MAP_OPACITY = 0.6
 
 
+@reused
 def image_with_map(image: np.ndarray, grid: np.ndarray, title: str, colorscale: str = MAP_SCALE) -> go.Figure:
     """A grey (H, W) image with a (G, G) map over it, each cell covering its patch: where attention goes,
     on the picture itself. Hover gives each patch's value."""
@@ -145,6 +151,7 @@ def image_with_map(image: np.ndarray, grid: np.ndarray, title: str, colorscale: 
     return square_layout(fig, 320)
 
 
+@reused
 def image_with_peaks(image: np.ndarray, peaks: list[tuple[int, int]], title: str, size: int = 2) -> go.Figure:
     """A grey image with a box where each CNN channel's strongest response is (``size`` pixels: one cell of
     the pooled feature map)."""
@@ -155,6 +162,7 @@ def image_with_peaks(image: np.ndarray, peaks: list[tuple[int, int]], title: str
     return fig
 
 
+@reused
 def image_gallery(images: list[np.ndarray], captions: list[str], cols: int = 4, title: str = "",
                   table: list[dict] | None = None) -> go.Figure:
     """Small grey images in a grid, each with a caption (four to a row, so captions stay apart on a phone), as
@@ -164,6 +172,7 @@ def image_gallery(images: list[np.ndarray], captions: list[str], cols: int = 4, 
                          table=table or [{"image": c.replace("<br>", ", ")} for c in captions])
 
 
+@reused
 def patch_row_figure(row: np.ndarray, title: str, channels: int, patch_size: int, height: int = 200,
                      pixels_first: bool = False) -> go.Figure:
     """One flattened patch as a row of values: channel blocks split by lines in the right order; in the
@@ -180,6 +189,7 @@ def patch_row_figure(row: np.ndarray, title: str, channels: int, patch_size: int
     return fig
 
 
+@reused
 def drawing_figure(drawing: np.ndarray, title: str) -> go.Figure:
     """A learner's drawing to click: grey pixels, and an invisible marker on every pixel so that a click selects
     it (the page toggles that pixel)."""

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 
 from core.lessons import model_cards
 from ui.figures.plots import MIN_FONT, cell_font, square_layout, wrap
+from ui.figures.reuse import reused
 
 
 def label(model: str) -> str:
@@ -18,6 +19,7 @@ def color(model: str) -> str:
     return model_cards.color(model)
 
 
+@reused
 def accuracy_bars(rows: list[dict], title: str = "Accuracy per model (bars: mean, dots: seeds)",
                   chance: float = 0.5) -> go.Figure:
     """Grouped bars of mean train and test accuracy per model, each seed drawn as a dot. ``rows``: dicts
@@ -64,6 +66,7 @@ def legend_foot(entries: int, axis: int) -> int:
     return axis + 25 * entries + 10
 
 
+@reused
 def curves_figure(curves: list[dict], metric: str, title: str, height: int = 320) -> go.Figure:
     """One line per (model, seed) over epochs: one colour per model, the seeds as line styles, one legend
     entry per model (clicking it hides all its seeds). Missing points (epochs not evaluated) are skipped."""
@@ -107,6 +110,7 @@ def mark_trained(fig: go.Figure, trained: list[tuple[int, int]], row: int | None
                       line=dict(color="#111827", width=1.5), row=row, col=col)
 
 
+@reused
 def position_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple[int, int],
                         test_range: tuple[int, int], title: str, height: int = 330, chance: float = 0.5,
                         trained: list[tuple[int, int]] | None = None) -> go.Figure:
@@ -137,6 +141,7 @@ GROUP_FILLS = {"baseline": "#d1d5db", "data": "#a6cee3", "positions": "#b2df8a",
                "attention": "#cab2d6", "pooling": "#fb9a99", "the CNN side": "#f6e58d"}
 
 
+@reused
 def ranking_figure(rows: list[dict], title: str = "Test accuracy at unseen positions, best first (bars: 95 % "
                                                        "interval)", chance: float = 0.5) -> go.Figure:
     """Horizontal bars, one per model, sorted by mean test accuracy, with its 95 % interval as error bars,
@@ -167,6 +172,7 @@ def ranking_figure(rows: list[dict], title: str = "Test accuracy at unseen posit
     return fig
 
 
+@reused
 def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_range: tuple[int, int],
                      test_range: tuple[int, int], title: str | None, cols: int = 4,
                      colorbar: bool = True, chance: float = 0.5, trained: list[tuple[int, int]] | None = None) -> go.Figure:
@@ -201,6 +207,7 @@ def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_ran
     return fig
 
 
+@reused
 def probe_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple[int, int],
                      test_range: tuple[int, int], chosen: tuple[int, int], title: str, chance: float = 0.5,
                      trained: list[tuple[int, int]] | None = None) -> go.Figure:
@@ -219,6 +226,7 @@ def probe_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple[in
     return fig
 
 
+@reused
 def model_bars(values: dict[str, float], title: str, x_title: str, fmt: str = ".1f") -> go.Figure:
     """One horizontal bar per model, largest at the top, in each model's colour."""
     items = sorted(values.items(), key=lambda kv: kv[1])
@@ -230,6 +238,7 @@ def model_bars(values: dict[str, float], title: str, x_title: str, fmt: str = ".
     return fig
 
 
+@reused
 def distance_bars(untrained: np.ndarray, trained: np.ndarray, title: str) -> go.Figure:
     """Mean attention distance per layer and head, before and after training (as the ViT paper's figure 7)."""
     labels = [f"layer {layer}, head {h}" for layer in range(untrained.shape[0]) for h in range(untrained.shape[1])]
@@ -240,6 +249,7 @@ def distance_bars(untrained: np.ndarray, trained: np.ndarray, title: str) -> go.
     return fig
 
 
+@reused
 def sweep_figure(rows: list[dict], axis_title: str, log_x: bool = False, height: int = 360) -> go.Figure:
     """Mean test accuracy per model at each value of one setting, the seeds' range as error bars.
     ``rows``: dicts with value, model and test_acc."""
@@ -261,6 +271,7 @@ def sweep_figure(rows: list[dict], axis_title: str, log_x: bool = False, height:
     return fig
 
 
+@reused
 def lens_figure(probs: np.ndarray, classes: tuple[str, ...], title: str) -> go.Figure:
     """The logit lens: each class's probability (columns) read after each layer (rows, the last = the answer),
     the number in each cell."""
@@ -276,6 +287,7 @@ def lens_figure(probs: np.ndarray, classes: tuple[str, ...], title: str) -> go.F
     return fig
 
 
+@reused
 def scale_figure(alphas: list[float], means: list[float], los: list[float], his: list[float],
                  seeds: list[tuple[float, ...]], title: str, chance: float = 0.5, height: int = 340) -> go.Figure:
     """Test accuracy against the position table's scale α: the mean with its 95 % interval, each seed a dot. The
@@ -300,6 +312,7 @@ def scale_figure(alphas: list[float], means: list[float], los: list[float], his:
     return fig
 
 
+@reused
 def shift_figure(models: list[str], one: list[float], patch: list[float], patch_size: int, title: str) -> go.Figure:
     """Each model's share of answers that change when the patterns move by 1 pixel and by one patch."""
     names = [label(m) for m in models]
@@ -317,6 +330,7 @@ def shift_figure(models: list[str], one: list[float], patch: list[float], patch_
     return fig
 
 
+@reused
 def split_figure(models: list[str], whole: list, part: list, title: str, chance: float = 0.5) -> go.Figure:
     """Each model's accuracy (mean, 95 % interval) at the notebook split's unseen centres (whole-patch moves) and at
     the phase split's new offsets (moves by part of a patch). ``whole``, ``part``: Intervals or None."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from ui.figures.reuse import reused
+
 HEAT = "RdBu_r"
 # The smallest text a chart writes (px): legible on a 390 px phone and from the back of a room. Text that
 # would have to be smaller is left out, and hover and "Show numbers" give the values instead.
@@ -29,6 +31,7 @@ def square_layout(fig: go.Figure, height: int = 360) -> go.Figure:
     return fig
 
 
+@reused
 def matrix_figure(values: np.ndarray, title: str, x_title: str = "", y_title: str = "", colorscale: str = HEAT,
                   highlight_row: int | None = None, symmetric: bool = True, height: int = 360,
                   zmin: float | None = None, zmax: float | None = None) -> go.Figure:
@@ -48,6 +51,7 @@ def matrix_figure(values: np.ndarray, title: str, x_title: str = "", y_title: st
     return fig
 
 
+@reused
 def grid_map(values: np.ndarray, title: str, colorscale: str = "Viridis", text_fmt: str = ".3f",
              zmin: float | None = None, zmax: float | None = None, height: int = 320,
              x_labels: list | None = None, y_labels: list | None = None, side: int = 200) -> go.Figure:
@@ -63,6 +67,7 @@ def grid_map(values: np.ndarray, title: str, colorscale: str = "Viridis", text_f
     return square_layout(fig, height)
 
 
+@reused
 def bar_figure(values: np.ndarray, title: str, labels: list | None = None, height: int = 260) -> go.Figure:
     values = np.asarray(values, dtype=np.float64)
     fig = go.Figure(go.Bar(x=labels if labels is not None else list(range(len(values))), y=values,
@@ -71,6 +76,7 @@ def bar_figure(values: np.ndarray, title: str, labels: list | None = None, heigh
     return fig
 
 
+@reused
 def grouped_bars(groups: dict[str, np.ndarray], title: str, labels: list | None = None, height: int = 280) -> go.Figure:
     """Several vectors side by side (e.g. logits before and after a change)."""
     fig = go.Figure()
@@ -82,6 +88,7 @@ def grouped_bars(groups: dict[str, np.ndarray], title: str, labels: list | None 
     return fig
 
 
+@reused
 def log_strip(groups: dict[str, np.ndarray], title: str, x_title: str, floor: float = 1e-18, height: int = 280) -> go.Figure:
     """Distributions of positive numbers spanning many decades, one row per group, each value a dot."""
     fig = go.Figure()

@@ -80,6 +80,7 @@ def lab_look(fig: go.Figure, selectable: bool = False, settings: dict | None = N
     fig.layout = merged(own, _missing(own, LAYOUT | (SELECTABLE if selectable else {}) | axes))
     fig.layout.template = None  # a figure's JSON then has no template at all (an empty one would still count; a
     # new layout takes Plotly's default template unless told)
+    fig._layout.pop("template", None)  # a figure built unchecked (figures.reuse) keeps a None: no key at all
     for trace in fig.data:
         if trace.type == "scatter":  # Plotly redraws a scatter whose coordinates came as typed arrays (see above)
             for axis in ("x", "y"):

@@ -1,0 +1,61 @@
+"""ui.figures.reuse: a figure made from the same inputs is built once, and every use gets its own copy."""
+
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from ui.figures import reuse
+from ui.figures.image_figures import image_with_patch_grid
+from ui.figures.theme import lab_look
+
+
+def test_the_same_inputs_give_an_equal_figure_without_building_it_again():
+    image = np.random.default_rng(0).random((1, 16, 16))
+    first = image_with_patch_grid(image, 4, 5, "a grid")
+    hits = reuse.BUILT.hits
+    again = image_with_patch_grid(image.copy(), 4, 5, "a grid")
+    assert reuse.BUILT.hits == hits + 1 and again is not first
+    assert pio.to_json(again, validate=False) == pio.to_json(first, validate=False)
+    assert isinstance(again.data[0].z, np.ndarray)  # values as Plotly held them: "Show numbers" reads them
+    other = image_with_patch_grid(image, 4, 6, "a grid")
+    assert pio.to_json(other, validate=False) != pio.to_json(first, validate=False)
+
+
+def test_a_change_to_one_use_never_reaches_the_next():
+    image = np.zeros((1, 16, 16))
+    mine = image_with_patch_grid(image, 4, None, "mine")
+    mine.update_layout(title="changed")
+    mine.data[0].z[0, 0] = 1.0
+    fresh = image_with_patch_grid(image, 4, None, "mine")
+    assert fresh.layout.title.text == "mine" and fresh.data[0].z[0, 0] == 0.0
+
+
+def test_the_look_applied_once_is_the_look_applied_every_time():
+    def made():
+        return go.Figure(go.Scatter(x=np.arange(3), y=np.arange(3.0)), layout=dict(title="t"))
+
+    direct = lab_look(made(), settings={"height": 200})
+    done = [reuse.finished(made(), lambda f: lab_look(f, settings={"height": 200}), False, {"height": 200})
+            for _ in range(2)]
+    sent = [json.loads(pio.to_json(f, validate=False)) for f in (*done, direct)]
+    assert sent[0] == sent[1] == sent[2]  # the same keys and values (Plotly may order keys otherwise)
+    assert "template" not in done[1].to_dict()["layout"] and isinstance(done[1].data[0].x, (list, tuple))
+
+
+def test_arguments_that_cannot_be_keyed_build_every_time_and_the_cache_is_bounded():
+    calls = []
+
+    @reuse.reused
+    def figure(f):
+        calls.append(1)
+        return go.Figure(layout=dict(title=str(f(1))))
+
+    figure(lambda v: v)
+    figure(lambda v: v)  # a lambda cannot be pickled: no key, built each time
+    assert len(calls) == 2
+    small = reuse.SpecCache(size=2)
+    for key in (b"a", b"b", b"c"):
+        small.put(key, go.Figure())
+    assert small.get(b"a") is None and small.get(b"c") is not None

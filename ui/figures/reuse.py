@@ -1,0 +1,105 @@
+"""Figures built once per server and reused: Plotly checks every property of a figure as it is built (a patch grid
+about 14 ms, the lab's look in a layout about 7 ms: benchmarks/cloud_tier.py), and a page rerun builds the same
+figures again for every learner and every click. A figure made from the same inputs is the same figure, so its
+plain spec is kept (a bounded LRU, shared by every session: specs are plain data, never handed out) and each
+use gets a new ``go.Figure`` made from a copy without Plotly's checks (about 0.5 ms). Plotly only: no Streamlit.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import pickle
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+
+import plotly.graph_objects as go
+import plotly.io as pio
+
+MAX_SPECS = 512  # figure specs kept per server: a spec is a few KB to a few hundred KB (a digit mosaic)
+
+
+class SpecCache:
+    """key -> a figure's plain spec, the least recently used dropped beyond ``size``; thread-safe."""
+
+    def __init__(self, size: int = MAX_SPECS):
+        self.size, self._specs, self._lock = size, OrderedDict(), threading.Lock()
+        self.hits = self.misses = 0
+
+    def get(self, key: bytes) -> go.Figure | None:
+        with self._lock:
+            spec = self._specs.get(key)
+            if spec is None:
+                self.misses += 1
+                return None
+            self._specs.move_to_end(key)
+            self.hits += 1
+        return unchecked(spec)
+
+    def put(self, key: bytes, fig: go.Figure) -> None:
+        # a copy of the checked properties as Plotly holds them (NumPy arrays stay arrays: to_plotly_json would encode
+        # them for the browser), so later changes to ``fig`` do not reach it
+        spec = pickle.dumps({"data": fig._data, "layout": fig._layout}, protocol=5)  # a copy: unpickled per use
+        with self._lock:
+            self._specs[key] = spec
+            self._specs.move_to_end(key)
+            while len(self._specs) > self.size:
+                self._specs.popitem(last=False)
+
+
+def unchecked(pickled: bytes) -> go.Figure:
+    """A new figure from its own copy of a pickled spec, without Plotly's property checks (the spec came from a
+    checked figure). Unpickling copies a nested spec several times faster than ``copy.deepcopy``."""
+    spec = pickle.loads(pickled)
+    fig = go.Figure(spec, _validate=False)
+    if "template" not in spec["layout"]:  # a new figure takes Plotly's default template: none, as in the spec
+        fig._layout.pop("template", None)
+    return fig
+
+
+def digest(*parts) -> bytes | None:
+    """A key for ``parts`` (NumPy arrays, numbers, strings, lists, dicts), or None when they cannot be pickled."""
+    try:
+        return hashlib.blake2b(pickle.dumps(parts, protocol=5), digest_size=16).digest()
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return None
+
+
+BUILT = SpecCache()
+
+
+def reused(make: Callable[..., go.Figure]) -> Callable[..., go.Figure]:
+    """``make`` (a pure figure function of plain data) built once per distinct arguments; each call gets its own
+    figure to change."""
+    name = f"{make.__module__}.{make.__qualname__}"
+
+    @functools.wraps(make)
+    def build(*args, **kwargs) -> go.Figure:
+        key = digest(name, args, sorted(kwargs.items()))
+        if key is None:
+            return make(*args, **kwargs)
+        fig = BUILT.get(key)
+        if fig is None:
+            BUILT.put(key, make(*args, **kwargs))
+            fig = BUILT.get(key)  # as every later use gets it, so its JSON (and data revision) is the same
+        return fig
+
+    return build
+
+
+SENT = SpecCache()
+
+
+def finished(fig: go.Figure, finish: Callable[[go.Figure], None], *settings) -> go.Figure:
+    """``fig`` after ``finish(fig)`` (in place: the lab's look), done once per distinct figure and ``settings``:
+    a figure equal to one finished before gets a copy of that one."""
+    key = digest(pio.to_json(fig, validate=False), settings)
+    done = None if key is None else SENT.get(key)
+    if done is None:
+        finish(fig)
+        if key is None:
+            return fig
+        SENT.put(key, fig)
+        done = SENT.get(key)
+    return done
