@@ -92,6 +92,7 @@ def test_every_page_opens_by_its_own_url_on_a_fresh_server_on_a_desktop_and_a_ph
         for _ in each_section(page, min_charts):
             assert page.evaluate(CLIPPED) == []
             assert page.evaluate(OVERLAPS) == []
+            assert page.evaluate(CUT) == []
             assert serious_accessibility_violations(page) == []
             assert errors.real() == []
         SHOTS.mkdir(parents=True, exist_ok=True)
@@ -205,6 +206,37 @@ CLIPPED = """() => {
 }"""
 
 
+# No text cut off: a button's, a metric's, a tab's or a widget's label shortened with "…" (Streamlit cuts what does
+# not fit its box), and no chart text that Plotly clips at its plot area (a mosaic's caption above its tile)
+CUT = """() => {
+  const bad = [];
+  const sel = 'button, button *, [data-testid=stMetric] *, [data-testid=stCaptionContainer], [data-testid=stCaptionContainer] *, '
+            + '[data-testid=stPageLink] *, [data-testid=stWidgetLabel] *, [role=tab] *, [data-testid=stExpander] summary *';
+  for (const el of document.querySelectorAll(sel)) {
+    const cs = getComputedStyle(el);
+    if (cs.display === 'none' || cs.visibility === 'hidden' || !el.textContent.trim()) continue;
+    const r = el.getBoundingClientRect();
+    if (!r.width) continue;
+    const clips = ['hidden', 'clip'].includes(cs.overflowX) || cs.textOverflow === 'ellipsis';
+    if (clips && el.scrollWidth > el.clientWidth + 1)
+      bad.push(`cut: "${el.textContent.trim().slice(0, 50)}" ${el.scrollWidth}>${el.clientWidth}`);
+  }
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    for (const sub of plot.querySelectorAll('.nsewdrag')) {
+      const box = sub.getBoundingClientRect();
+      for (const t of plot.querySelectorAll('.textpoint text')) {
+        const r = t.getBoundingClientRect();
+        if (!r.width || !t.closest('[clip-path]')) continue;  // only text Plotly clips to the plot area
+        if (r.left >= box.left - 1 && r.right <= box.right + 1 && (r.top < box.top - 1 || r.bottom > box.bottom + 1)
+            && r.bottom > box.top && r.top < box.bottom)
+          bad.push(`chart text clipped: "${t.textContent.slice(0, 40)}" ${Math.round(r.top - box.top)}`);
+      }
+    }
+  }
+  return bad;
+}"""
+
+
 def reads_on_a_phone(browser, url, path):
     """A 390 px phone: the sidebar starts closed (it would cover the page), nothing is wider than the screen,
     no chart's labels overlap, and the accessibility scan passes at this size too."""
@@ -225,6 +257,7 @@ def reads_on_a_phone(browser, url, path):
         assert max(widths) <= 390, widths
         assert page.evaluate(OVERLAPS) == []
         assert page.evaluate(CLIPPED) == []
+        assert page.evaluate(CUT) == []
         assert serious_accessibility_violations(page) == []
         assert errors.real() == []
     SHOTS.mkdir(parents=True, exist_ok=True)

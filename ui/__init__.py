@@ -4,8 +4,15 @@ Every page imports this package, so it also sets what the server process needs b
 torch runs each learner's inference on one thread. The server's sessions are its parallelism, and a second
 intra-op thread waits for a core that the browser or another session holds (docs/performance.md, "One torch
 thread per page"; ``python -m benchmarks.bench_threads``). Training sets the same for itself (core.engine).
+
+Without importing torch: a page that needs no model (the home page, the glossary) then opens without torch's
+import, the larger part of a sleeping app's wake (benchmarks/wake.py). torch reads the variable when imported.
 """
 
-import torch
+import os
+import sys
 
-torch.set_num_threads(1)
+if "torch" in sys.modules:
+    sys.modules["torch"].set_num_threads(1)
+else:
+    os.environ["OMP_NUM_THREADS"] = "1"

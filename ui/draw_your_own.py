@@ -75,6 +75,13 @@ def _start(prefix: str, result: RunResult) -> None:
     st.session_state[f"{prefix}draw_class"] = result.config.data.kind.classes[int(data.yte[choice])]
 
 
+def _cleared(prefix: str) -> None:
+    """A blank canvas: a new drawing, so what it shows is unknown until the learner says (the last class stays
+    behind otherwise, and every model would be judged against it)."""
+    _store(prefix, np.zeros_like(st.session_state[_key(prefix)]))
+    st.session_state[f"{prefix}draw_class"] = None
+
+
 def canvas(result: RunResult, prefix: str) -> np.ndarray:
     """The canvas and its controls; the drawing."""
     d = current(result, prefix)
@@ -95,8 +102,8 @@ def canvas(result: RunResult, prefix: str) -> np.ndarray:
     for col, (label, dx, dy, name) in zip(arrows, (("←", -1, 0, "left"), ("→", 1, 0, "right"), ("↑", 0, -1, "up"),
                                                    ("↓", 0, 1, "down"), ("✕", 0, 0, "clear")), strict=True):
         if name == "clear":
-            col.button(label, key=f"{prefix}draw_clear", help="Clear the canvas",
-                       on_click=lambda: _store(prefix, np.zeros_like(st.session_state[_key(prefix)])))
+            col.button(label, key=f"{prefix}draw_clear", help="Clear the canvas (then say what you draw)",
+                       on_click=_cleared, args=(prefix,))
         else:
             col.button(label, key=f"{prefix}draw_{name}", help=f"Move the drawing one pixel {name}",
                        on_click=_moved, args=(prefix, dx, dy))
@@ -199,8 +206,11 @@ def draw_your_own(result: RunResult, prefix: str) -> None:
     d = canvas(result, prefix)
     classes = result.config.data.kind.classes
     first = int(run_data(result.config.data).yte[0])  # what the canvas starts with: the first test image
-    drawn = classes.index(st.radio("What you drew", classes, first, horizontal=True, key=f"{prefix}draw_class",
-                                   bind=URL))
+    said = st.radio("What you drew", classes, first, horizontal=True, key=f"{prefix}draw_class", bind=URL)
+    if said is None:
+        st.info("Say what you drew (above): each model's answer is judged against it.")
+        return
+    drawn = classes.index(said)
     answers_table(result, d, drawn)
     follow(result, prefix, d, drawn)
     sweep(result, prefix, d, drawn)

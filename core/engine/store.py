@@ -17,6 +17,7 @@ import logging
 import pickle
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 
 from core.engine.run_config import GeneralizationConfig
 from core.engine.run_result import RunResult
@@ -24,20 +25,21 @@ from core.engine.stored_run import UnusableRun
 
 
 class ResultStore:
-    def __init__(self, pinned: dict[GeneralizationConfig, RunResult] | None = None, max_entries: int = 64,
+    def __init__(self, pinned: Mapping[GeneralizationConfig, RunResult] | None = None, max_entries: int = 64,
                  max_bytes: int = 64 * 2**20, archive=None):
         self.max_entries, self.max_bytes = max_entries, max_bytes
         self.archive = archive
-        self._pinned = dict(pinned or {})
+        self._pinned = {} if pinned is None else pinned  # as given: a mapping that reads its results when asked
         self._lru: OrderedDict[GeneralizationConfig, tuple[RunResult, int]] = OrderedDict()
         self._bytes = 0
         self._unusable: dict[GeneralizationConfig, str] = {}  # config -> why its stored run was deleted
         self._lock = threading.Lock()
 
     def get(self, cfg: GeneralizationConfig) -> RunResult | None:
+        pinned = self._pinned.get(cfg)  # outside the lock: shipped results are read from disk the first time
+        if pinned is not None:
+            return pinned
         with self._lock:
-            if cfg in self._pinned:
-                return self._pinned[cfg]
             if cfg in self._lru:
                 self._lru.move_to_end(cfg)
                 return self._lru[cfg][0]

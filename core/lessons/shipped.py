@@ -5,6 +5,8 @@ current. ``python -m scripts.precompute`` writes them."""
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict
 from pathlib import Path
 
@@ -53,15 +55,45 @@ def load_shipped(preset: str) -> tuple[RunResult, bool]:
     return result, data["fingerprint"] == code_fingerprint()
 
 
-def load_fresh_shipped() -> dict[GeneralizationConfig, RunResult]:
-    """Every shipped result that still matches the code and its preset; stale or missing ones are skipped."""
-    out = {}
-    for preset in SHIPPED:
-        if shipped_path(preset).exists():
-            result, fresh = load_shipped(preset)
-            if fresh and result.config == SHIPPED_CONFIGS[preset]:
-                out[result.config] = result
-    return out
+class FreshShipped(Mapping):
+    """Every shipped result that still matches the code and its preset, by config; a stale or missing one is not
+    in it. Each is read from its files the first time it is asked for: a server's first page reads the one it
+    shows, not all of them (benchmarks/wake.py). Thread-safe: a server's sessions share it."""
+
+    def __init__(self):
+        self._presets = {SHIPPED_CONFIGS[p]: p for p in SHIPPED if shipped_path(p).exists()}
+        self._read: dict[GeneralizationConfig, RunResult | None] = {}
+        self._lock = threading.Lock()
+
+    def _result(self, cfg) -> RunResult | None:
+        preset = self._presets.get(cfg) if isinstance(cfg, GeneralizationConfig) else None
+        if preset is None:
+            return None
+        with self._lock:
+            if cfg not in self._read:
+                result, fresh = load_shipped(preset)
+                self._read[cfg] = result if fresh and result.config == cfg else None
+            return self._read[cfg]
+
+    def __getitem__(self, cfg: GeneralizationConfig) -> RunResult:
+        result = self._result(cfg)
+        if result is None:
+            raise KeyError(cfg)
+        return result
+
+    def __contains__(self, cfg) -> bool:
+        return self._result(cfg) is not None
+
+    def __iter__(self) -> Iterator[GeneralizationConfig]:
+        return (cfg for cfg in self._presets if self._result(cfg) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def load_fresh_shipped() -> FreshShipped:
+    """Every shipped result that still matches the code and its preset (read when first asked for)."""
+    return FreshShipped()
 
 
 def save_shipped_rows(name: str, base: GeneralizationConfig, rows: list) -> Path:

@@ -42,3 +42,28 @@ def test_every_preset_through_the_form_finds_its_shipped_result(preset):
     next(b for b in at.button if b.label == "Run").click().run()
     assert not at.exception and not at.get("progress"), "trained instead of showing the shipped result"
     assert any("precomputed with this code" in c.value for c in at.caption)
+
+
+def test_the_shipped_results_are_read_one_at_a_time_when_asked_for(monkeypatch):
+    from core.lessons import shipped
+
+    read = []
+    real = shipped.load_shipped
+    monkeypatch.setattr(shipped, "load_shipped", lambda preset: (read.append(preset), real(preset))[1])
+    fresh = shipped.load_fresh_shipped()
+    assert read == []  # nothing read until asked: a server's first page reads only what it shows
+    lesson = fresh[PRESETS["lesson"]]
+    assert read == ["lesson"] and fresh[PRESETS["lesson"]] is lesson and read == ["lesson"]  # read once
+    assert PRESETS["exercise-1"] in fresh and fresh.get("not a config") is None
+    assert len(fresh) == len(SHIPPED) and set(read) == set(SHIPPED)
+
+
+def test_a_stale_shipped_result_is_not_served(monkeypatch):
+    from core.lessons import shipped
+
+    real = shipped.load_shipped
+    monkeypatch.setattr(shipped, "load_shipped", lambda preset: (real(preset)[0], preset != "lesson"))
+    fresh = shipped.load_fresh_shipped()
+    assert PRESETS["lesson"] not in fresh and PRESETS["exercise-1"] in fresh
+    with pytest.raises(KeyError):
+        fresh[PRESETS["lesson"]]

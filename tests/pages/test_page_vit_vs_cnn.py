@@ -341,7 +341,12 @@ def test_draw_your_own_moves_a_drawing_every_model_answers_and_the_link_keeps_it
     assert sum(c.proto.spec.count('"coloraxis":"coloraxis"') for c in at.get("plotly_chart")) == 2  # both models
     at.button(key="vc_draw_clear").click().run()
     assert_clean(at)
-    assert any("no ink" in md.value for md in at.markdown) and any("Draw something first" in i.value for i in at.info)
+    # a blank canvas is a new drawing: what it shows is asked again, not kept from the plus
+    assert any("no ink" in md.value for md in at.markdown) and at.radio(key="vc_draw_class").value is None
+    assert any(i.value.startswith("Say what you drew") for i in at.info) and not tables(at, DRAWN)
+    at.radio(key="vc_draw_class").set_value("circle").run()
+    assert_clean(at)
+    assert any("Draw something first" in i.value for i in at.info)
 
 
 def test_draw_your_own_follows_a_cnn_through_both_of_its_layers():

@@ -12,3 +12,10 @@ def test_importing_the_pages_helpers_leaves_torch_one_thread():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
                          env={**os.environ, "OMP_NUM_THREADS": "2"}).stdout.split()
     assert out == ["2", "1"]
+
+
+def test_importing_the_pages_helpers_first_leaves_torch_one_thread_when_it_comes():
+    code = "import sys, ui; print('torch' in sys.modules); import torch; print(torch.get_num_threads())"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
+                         env={**os.environ, "OMP_NUM_THREADS": "2"}).stdout.split()
+    assert out == ["False", "1"]

@@ -28,6 +28,7 @@ def image_figure(image: np.ndarray, title: str = "") -> go.Figure:
 
 
 GRID_TRACE = "patch grid"  # the line trace of a patch grid: drawing, not data
+NUMBER_GLOW = "0 0 2px #ffffff, 0 0 3px #ffffff, 0 0 4px #ffffff"  # a CSS text shadow: a halo that lets dark text show
 
 
 @reused
@@ -53,23 +54,23 @@ def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | N
     if max(gh, gw) <= 16:
         # Each number in its patch's top-left corner, as plain text (one text trace, not layout annotations,
         # which Plotly lays out one by one: benchmarks/browser_latency.py). No badge behind it: a badge hid
-        # what it labelled (the bright patch under its "0"). Dark on light pixels, white on dark ones.
+        # what it labelled (the bright patch under its "0"). Dark text in a white glow: legible on any pixel (a
+        # colour chosen from the pixels under it went white on a light stroke the number reached past).
         text = [str(labels[i] if labels is not None else i) for i in range(gh * gw)]
         rows, cols = np.divmod(np.arange(gh * gw), gw)  # patch i sits at grid (row, col), row-major
-        corner = max(1, patch_size // 2)
-        light = [image[:, r * patch_size:r * patch_size + corner, c * patch_size:c * patch_size + corner].mean() > 0.5
-                 for r, c in zip(rows, cols, strict=True)]
         fig.add_trace(go.Scatter(
             x=cols * patch_size - 0.5, y=rows * patch_size - 0.5, text=text, mode="text", name="patch numbers",
-            textposition="bottom right", hoverinfo="skip", showlegend=False,
-            textfont=dict(color=["#111827" if x else "#ffffff" for x in light], size=MIN_FONT + (2 if gh * gw <= 16 else 0))))
+            textposition="bottom right", hoverinfo="skip", showlegend=False, cliponaxis=False,  # the top row's too
+            textfont=dict(color="#111827", shadow=NUMBER_GLOW, size=MIN_FONT + (2 if gh * gw <= 16 else 0))))
     # the image's own extent, row 0 at the top: the line and marker traces would otherwise move the autorange
     fig.update_xaxes(range=[-0.5, W - 0.5], autorange=False)
     fig.update_yaxes(range=[H - 0.5, -0.5], autorange=False)
     return fig
 
 
-TITLE_PX = 30  # room above each tile of a mosaic for its title (two lines of 10 px text)
+TITLE_PX = 30  # room above each tile of a mosaic for a two-line title of 10 px text
+LINE_PX = TITLE_PX / 2  # one line of it
+NARROWEST_PX = 340  # the narrowest a chart is drawn: a 390 px phone less the page's padding
 
 
 @reused
@@ -85,8 +86,13 @@ def mosaic_figure(maps: np.ndarray, titles: list[str], title: str, cols: int, ti
     n, h, w = maps.shape
     rows = max(1, -(-n // cols))
     scale = tile_px / h  # screen px per map cell
-    gy = int(np.ceil(TITLE_PX / scale))  # empty rows above each tile, for its title
     gx = max(1, int(np.ceil(6 / scale)))  # empty columns between tiles
+    # Empty rows above each tile for its title, enough at the narrowest screen too: the figure shrinks to a phone's
+    # width with its cells, its text does not (a two-line caption lost its top line there). At most twice the
+    # room a wide screen needs, so a wide mosaic does not gape on a desktop.
+    lines = max((t.count("<br>") + 1 for t in titles), default=1)
+    narrowest = max(min(scale, NARROWEST_PX / (cols * w + (cols - 1) * gx)), scale / 2)
+    gy = int(np.ceil(lines * LINE_PX / narrowest))
     z = np.full((rows * (h + gy), cols * w + (cols - 1) * gx), np.nan)
     which = np.full(z.shape, "", dtype=object)  # each cell's map, for the hover
     xs, ys = [], []
@@ -108,7 +114,9 @@ def mosaic_figure(maps: np.ndarray, titles: list[str], title: str, cols: int, ti
                    textfont=dict(size=MIN_FONT, color="#111827"), showlegend=False, name="titles"),
     ])
     fig.update_xaxes(visible=False, range=[-0.5, z.shape[1] - 0.5], constrain="domain")
-    fig.update_yaxes(visible=False, range=[z.shape[0] - 0.5, -0.5], scaleanchor="x", constrain="domain")
+    # on a narrow screen the tiles shrink with the width: they keep to the top, the room left over goes below
+    fig.update_yaxes(visible=False, range=[z.shape[0] - 0.5, -0.5], scaleanchor="x", constrain="domain",
+                     constraintoward="top")
     if table is None:
         table = [{"map": titles[i].replace("<br>", " "), "row": int(r), "column": int(c), hover: float(maps[i, r, c])}
                  for i in range(n) for r, c in zip(cells[0].ravel(), cells[1].ravel(), strict=True)]

@@ -261,8 +261,10 @@ def sweep_figure(rows: list[dict], axis_title: str, log_x: bool = False, height:
         fig.add_trace(go.Scatter(x=values, y=mean, mode="lines+markers", name=label(m), line=dict(color=color(m)),
                                  error_y=dict(type="data", symmetric=False, array=[a.max() for a in accs] - mean,
                                               arrayminus=mean - [a.min() for a in accs])))
-    fig.add_hline(y=0.5, line=dict(dash="dot", color="#6b7280"), annotation_text="chance")
     values = sorted({r["value"] for r in rows})
+    # chance as a legend entry, not a label on the line: a label there sat on a model's error bar
+    fig.add_trace(go.Scatter(x=[values[0], values[-1]], y=[0.5, 0.5], mode="lines", name="chance (50 %)",
+                             line=dict(dash="dot", color="#6b7280"), hoverinfo="skip"))
     fig.update_layout(title=f"Test accuracy at unseen positions vs {axis_title} (bars: lowest to highest seed)",
                       height=height, yaxis=dict(range=[0, 1.05], tickformat=".0%", title="test accuracy"),
                       xaxis=dict(type="log" if log_x else "linear", title=axis_title, tickmode="array",
