@@ -2,26 +2,28 @@
 
 import streamlit as st
 
-from core.engine.run_result import mean_grid
-from core.lessons import lesson3_vit_vs_cnn
-from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from ui.exercise_panel import progress
-from ui.figures import model_figures
 from ui.lesson_list import LESSONS, lesson_of
-from ui.server_runs import result_store
 from ui.widgets import chart, sidebar
 
-LESSON = PRESETS["lesson"]
 # The lab's finding as a puzzle: the lesson's two models, unnamed (naming them would answer lesson 3's question)
 PUZZLE = {"Model A": "cnn", "Model B": "vit"}
 
 
 def finding() -> None:
-    """Two accuracy maps from the shipped lesson run, side by side, and the question they pose."""
-    result = result_store().get(LESSON)
+    """Two accuracy maps from the shipped lesson run, side by side, and the question they pose. Its imports (torch
+    among them) come here, after the page's text is on its way: on a sleeping app's wake the title and the lessons
+    show while they load (benchmarks/wake.py)."""
+    from core.engine.run_result import mean_grid
+    from core.lessons import lesson3_vit_vs_cnn
+    from ui.figures import model_figures
+    from ui.server_runs import result_store
+
+    setting = lesson3_vit_vs_cnn.PRESETS["lesson"]
+    result = result_store().get(setting)
     if result is None:  # no shipped run for this code: the home page still works without its picture
         return
-    d = LESSON.data
+    d = setting.data
     centres = list(d.kind.centres(d.img_size))
     cols = st.columns([1.4, 2, 2])  # the question first: on a phone the columns stack, its link stays in view
     for col, (name, model) in zip(cols[1:], PUZZLE.items(), strict=True):
@@ -41,7 +43,7 @@ st.markdown(
     "**How does a Vision Transformer turn an image into a sequence of tokens, and what does it give up "
     f"against a CNN?** {len(LESSONS)} short lessons answer it with experiments you can change and re-run."
 )
-finding()
+puzzle = st.container()  # drawn last, shown here
 
 st.subheader("The lessons")
 CARDS_PER_ROW = 3  # five side by side cut their titles ("2 · Permutation symme") at 1400 px
@@ -71,3 +73,5 @@ st.markdown(
     "read live with `inspect`. The same experiments run from a terminal: `python -m core --help`."
 )
 st.caption("Based on the lesson notebook “Lesson 46: Vision Transformers” and a reduced ViT teaching module.")
+with puzzle:
+    finding()
