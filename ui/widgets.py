@@ -126,6 +126,7 @@ def ready_to_draw(fig: go.Figure, where) -> dict:
         where.markdown(f"**{title}**")
         settings["title"] = None  # an update: None unsets
         settings.setdefault("margin", {})["t"] = 30
+    settings.update(margins.legend_below_axis(fig, settings))
     return settings
 
 

@@ -64,3 +64,19 @@ def margin_settings(fig: go.Figure) -> dict:
     margin = {**({"l": max(m.l or 0, left + PAD_PX + 4)} if left else {}),
               **({"b": max(m.b or 0, bottom + PAD_PX + 4)} if bottom else {})}
     return out | ({"margin": margin} if margin else {})
+
+
+def legend_below_axis(fig: go.Figure, settings: dict) -> dict:
+    """A legend drawn at the figure's foot (``model_figures.legend_foot``: orientation h, y 0 of the container) moved
+    up to just below the x axis's title, as a layout update: its margin is sized for a phone, where the legend
+    wraps to a row per entry; on a wide screen it takes one row, and the margin's blank then lies below it, not
+    between the chart and its legend. ``settings``: the update so far (its margins win over the figure's)."""
+    legend, m = fig.layout.legend, fig.layout.margin
+    if not (legend.orientation == "h" and legend.yref == "container" and legend.y == 0 and fig.layout.height):
+        return {}
+    margin = settings.get("margin", {})
+    top, bottom = margin.get("t", m.t or 0), margin.get("b", m.b or 0)
+    plot_px = fig.layout.height - top - bottom
+    title = fig.layout.xaxis.title.text or ""
+    axis_px = LINE_PX + (LINE_PX * (title.count("<br>") + 1) if title else 0) + PAD_PX
+    return {"legend": {"yref": "paper", "y": -axis_px / plot_px, "yanchor": "top"}} if plot_px > 0 else {}
