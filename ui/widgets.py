@@ -125,7 +125,9 @@ def ready_to_draw(fig: go.Figure, where) -> dict:
     if title:
         where.markdown(f"**{title}**")
         settings["title"] = None  # an update: None unsets
-        settings.setdefault("margin", {})["t"] = 30
+        # room for the top row's subplot titles (annotations at the plot's top edge), 12 px a line
+        tops = [a.text or "" for a in fig.layout.annotations if a.yref == "paper" and (a.y or 0) >= 0.99]
+        settings.setdefault("margin", {})["t"] = max(30, 12 + 16 * max((t.count("<br>") + 1 for t in tops), default=0))
     settings.update(margins.legend_below_axis(fig, settings))
     return settings
 

@@ -196,11 +196,15 @@ def maps_grid_figure(grids: dict[str, np.ndarray], centres: list[int], train_ran
         for (lo, hi), line in ((train_range, dict(color="#111827", width=2)),
                                (test_range, dict(color="#7c3aed", width=2, dash="dash"))):
             fig.add_shape(type="rect", x0=lo - 0.5, x1=hi + 0.5, y0=lo - 0.5, y1=hi + 0.5, line=line, row=r, col=c)
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False, autorange="reversed")
+    # a few centres on each axis, so a cell can be read as a place (cx across, cy down), and titles at the
+    # lab's own text size
+    ticks = dict(tickvals=sorted({centres[0], *train_range, *test_range, centres[-1]}), showgrid=False,
+                 zeroline=False, ticks="", tickfont=dict(size=MIN_FONT))
+    fig.update_xaxes(**ticks)
+    fig.update_yaxes(**ticks, autorange="reversed")
     for k in range(1, len(names) + 1):  # square cells
         fig.update_layout({f"yaxis{k if k > 1 else ''}": dict(scaleanchor=f"x{k if k > 1 else ''}")})
-    fig.update_annotations(font_size=10)
+    fig.update_annotations(font_size=12)
     fig.update_layout(title=title, height=230 * rows + 60, margin=dict(l=10, r=10, t=70, b=10),
                       coloraxis=dict(colorscale=accuracy_scale(chance), cmin=0, cmax=1, showscale=colorbar,
                                      colorbar=dict(tickformat=".0%")))
