@@ -108,8 +108,30 @@ class Flight:
             return replace(self._state, curve=list(self._state.curve))  # a copy: the training appends to its own
 
 
-class Ticket:
-    """One learner attached to a flight. ``wait`` for news; ``detach`` once (Cancel, a new run, leaving)."""
+class RunTicket:
+    """What a page holds while its run trains, here (``Ticket``: a thread of this server) or on a worker
+    (``queue_flights.QueueTicket``: a queued job): ``started`` (this learner began it), ``eval_every`` (the
+    run's), ``wait(timeout)`` for news, ``detach()`` once (Cancel, a new run, leaving); as a context, it detaches
+    on the way out. One protocol, so the page (``ui.training``) cannot tell which it holds."""
+
+    started: bool
+    eval_every: int
+
+    def wait(self, timeout: float) -> Snapshot:
+        raise NotImplementedError
+
+    def detach(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> RunTicket:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.detach()
+
+
+class Ticket(RunTicket):
+    """One learner attached to a flight of this server."""
 
     def __init__(self, flights: Flights, flight: Flight, started: bool):
         self._flights, self.flight, self.started = flights, flight, started  # started: this learner began it
@@ -125,12 +147,6 @@ class Ticket:
         if self._attached:
             self._attached = False
             self._flights._detach(self.flight)
-
-    def __enter__(self) -> Ticket:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.detach()
 
 
 class Flights:

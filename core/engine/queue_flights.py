@@ -30,7 +30,7 @@ from rq.serializers import JSONSerializer
 
 from core.engine.archive import config_key
 from core.engine.fingerprint import code_fingerprint
-from core.engine.flights import Snapshot, Step, TrainingStopped
+from core.engine.flights import RunTicket, Snapshot, Step, TrainingStopped
 from core.engine.queue_redis import (
     ALIVE_SECONDS,
     QUEUE,
@@ -53,8 +53,8 @@ NO_WORKER_SECONDS = 2 * ALIVE_SECONDS  # a queued job with no live worker this l
 NO_WORKER = f"no training worker is running: the run starts when one is ({START_WORKER})"
 
 
-class QueueTicket:
-    """One learner watching one queued job: the interface of ``flights.Ticket``."""
+class QueueTicket(RunTicket):
+    """One learner watching one queued job (``flights.RunTicket``, as a learner of this server's flights)."""
 
     def __init__(self, flights: QueueFlights, cfg: GeneralizationConfig, setting: str, job_id: str, started: bool,
                  eval_every: int, member: str | None = None):
@@ -169,12 +169,6 @@ class QueueTicket:
                 self._flights.stop(self.setting, self.job_id)
         except RedisError as exc:  # the job stops by itself once this watch expires
             log.warning("could not detach from a training job (%s)", exc)
-
-    def __enter__(self) -> QueueTicket:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.detach()
 
 
 def _returned(job: Job) -> dict:

@@ -147,3 +147,13 @@ def test_a_sweep_gives_each_point_s_runs_and_trains_each_point_once():
     assert sweep_through(flights, SMALL, axis) == rows and train.calls == 2  # the second learner: stored points
     assert sweep_through(Flights(ResultStore(), Slow(epochs=10_000)), SMALL, axis,
                          progress=lambda *_: False, poll=0.01) is None  # stopped
+
+
+def test_a_queued_ticket_and_a_flights_ticket_share_one_protocol():
+    from core.engine.flights import RunTicket, Ticket
+    from core.engine.queue_flights import QueueTicket
+
+    for kind in (Ticket, QueueTicket):
+        assert issubclass(kind, RunTicket)
+        assert kind.__enter__ is RunTicket.__enter__ and kind.__exit__ is RunTicket.__exit__  # detach on the way out
+        assert kind.wait is not RunTicket.wait and kind.detach is not RunTicket.detach  # each says how
