@@ -22,6 +22,8 @@ from support.browser import (
     wait_for_charts,
 )
 from ui.figures.plots import MIN_FONT
+from ui.lesson_list import PAGES as LAB_PAGES
+from ui.lesson_list import nav_label
 
 pytestmark = pytest.mark.e2e
 
@@ -77,6 +79,9 @@ def open_page(browser, url, width: int = 1400, height: int = 1000, init_script: 
     return page, errors
 
 
+NAV_LABELS = [nav_label(p) for p in LAB_PAGES]
+
+
 @pytest.mark.parametrize("path", list(PAGES))
 def test_every_page_opens_by_its_own_url_on_a_fresh_server_on_a_desktop_and_a_phone(browser, path):
     with streamlit_server() as (url, _, _):
@@ -86,6 +91,9 @@ def test_every_page_opens_by_its_own_url_on_a_fresh_server_on_a_desktop_and_a_ph
         n = wait_for_charts(page, min_charts, timeout=120)
         assert n >= min_charts
         page.wait_for_timeout(500)
+        # the navigation is app.py's, from the one list of pages, even for the first visitor coming by a page's link
+        links = page.locator("[data-testid=stSidebarNav] a")
+        assert [links.nth(i).inner_text().split("\n")[-1] for i in range(links.count())] == NAV_LABELS
         opens_on_a_figure_and_its_control(page, path, 900)  # a 1400 x 900 screen
         assert page.locator("[data-testid=stException]").count() == 0
         assert errors.real() == []

@@ -90,8 +90,22 @@ STYLE = """<style>
 </style>"""
 
 
+def navigation_first() -> None:
+    """Hand a page run without app.py over to it. A server's first visitor who comes by a page's own link
+    gets that page run straight from the pages/ folder (Streamlit's old multipage mode, which lasts until some
+    script calls ``st.navigation``), with a navigation of file names ("app", "Home"). Once per server process:
+    the mode is switched off and the run starts again from app.py, whose ``st.navigation`` then opens the page
+    the link names (the browser tests open every page this way, on a fresh server)."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def sidebar() -> None:
     """The sidebar's tools under the page list (which app.py's ``st.navigation`` draws): the numbers switch."""
+    navigation_first()
     with st.sidebar:
         st.toggle("Show numbers under every chart", key="numbers", bind=URL,
                   help="A table of each chart's values under it: for screen readers, printing, or copying numbers")
