@@ -96,9 +96,11 @@ def navigation_first() -> None:
     script calls ``st.navigation``), with a navigation of file names ("app", "Home"). Once per server process:
     the mode is switched off and the run starts again from app.py, whose ``st.navigation`` then opens the page
     the link names (the browser tests open every page this way, on a fresh server)."""
+    from streamlit.runtime import Runtime
     from streamlit.runtime.pages_manager import PagesManager
 
-    if PagesManager.uses_pages_directory:
+    # a real server only (AppTest runs every page in that mode, on a stand-in Runtime of its own)
+    if PagesManager.uses_pages_directory and Runtime.exists() and type(Runtime.instance()) is Runtime:
         PagesManager.uses_pages_directory = False
         st.rerun()
 
