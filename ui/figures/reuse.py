@@ -17,15 +17,17 @@ from collections.abc import Callable
 import plotly.graph_objects as go
 import plotly.io as pio
 
-MAX_SPECS = 512  # figure specs kept per server: a spec is a few KB to a few hundred KB (a digit mosaic)
+MAX_SPECS = 512  # figure specs kept per cache: a spec is a few KB to a few hundred KB (a digit mosaic)
+MAX_BYTES = 24 * 2**20  # and at most this much of them: the server's memory is a Cloud app's scarcest part
 
 
 class SpecCache:
-    """key -> a figure's plain spec, the least recently used dropped beyond ``size``; thread-safe."""
+    """key -> a figure's plain spec (pickled), the least recently used dropped beyond ``size`` specs or
+    ``max_bytes``; thread-safe."""
 
-    def __init__(self, size: int = MAX_SPECS):
-        self.size, self._specs, self._lock = size, OrderedDict(), threading.Lock()
-        self.hits = self.misses = 0
+    def __init__(self, size: int = MAX_SPECS, max_bytes: int = MAX_BYTES):
+        self.size, self.max_bytes, self._specs, self._lock = size, max_bytes, OrderedDict(), threading.Lock()
+        self.bytes = self.hits = self.misses = 0
 
     def get(self, key: bytes) -> go.Figure | None:
         with self._lock:
@@ -42,10 +44,11 @@ class SpecCache:
         # them for the browser), so later changes to ``fig`` do not reach it
         spec = pickle.dumps({"data": fig._data, "layout": fig._layout}, protocol=5)  # a copy: unpickled per use
         with self._lock:
+            self.bytes += len(spec) - len(self._specs.get(key, b""))
             self._specs[key] = spec
             self._specs.move_to_end(key)
-            while len(self._specs) > self.size:
-                self._specs.popitem(last=False)
+            while len(self._specs) > self.size or (self.bytes > self.max_bytes and len(self._specs) > 1):
+                self.bytes -= len(self._specs.popitem(last=False)[1])
 
 
 def unchecked(pickled: bytes) -> go.Figure:

@@ -59,3 +59,8 @@ def test_arguments_that_cannot_be_keyed_build_every_time_and_the_cache_is_bounde
     for key in (b"a", b"b", b"c"):
         small.put(key, go.Figure())
     assert small.get(b"a") is None and small.get(b"c") is not None
+    big = go.Figure(go.Heatmap(z=np.zeros((100, 100))))  # about 80 KB pickled
+    light = reuse.SpecCache(max_bytes=200_000)
+    for key in (b"a", b"b", b"c", b"d"):
+        light.put(key, big)
+    assert light.get(b"a") is None and light.get(b"d") is not None and light.bytes <= 200_000
