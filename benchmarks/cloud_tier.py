@@ -43,6 +43,7 @@ from pathlib import Path
 from tempfile import mkdtemp
 
 from benchmarks.class_load import Session, runs
+from core.engine.machine import tree_rss
 from support.browser import ROOT, streamlit_server
 
 PAGES = ["", "Patchify", "Permutation_symmetry", "ViT_vs_CNN", "Fixing_the_ViT", "Real_handwriting", "Glossary"]
@@ -227,11 +228,7 @@ def main() -> None:
                   f"{r['all_done']:.1f} s after (median {r['median']:.1f} s), failed {r['failed']}; the command line "
                   f"in the same cgroup: {cli:.1f} s (target: <= {cli + 5:.1f} s: "
                   f"{'met' if r['all_done'] <= cli + 5 else 'NOT met'})")
-        server_rss = server.pid and Path(f"/proc/{server.pid}/status").exists()
-        if server_rss:
-            from core.engine.machine import tree_rss
-
-            print(f"server + workers resident at the end: {tree_rss(server.pid) / 2**20:.0f} MiB")
+        print(f"server + workers resident at the end: {tree_rss(server.pid) / 2**20:.0f} MiB")
 
 
 if __name__ == "__main__":
