@@ -102,13 +102,14 @@ def form_config(args: argparse.Namespace):
 
 
 def cmd_worker(args: argparse.Namespace) -> dict:
-    from core.engine.queue_redis import URL_VARIABLE, redis_url  # redis and rq: only for this command
+    from core.engine.queue_redis import URL_VARIABLE, redis_url  # redis: only for this command
     from core.engine.queue_worker import work
+    from core.engine.run_signature import env_secret
 
     url = redis_url()
     if url is None:
         raise ValueError(f"set {URL_VARIABLE} to the Redis the app's replicas use (redis://host:6379/0)")
-    return {"jobs": work(url, burst=args.burst)}
+    return {"jobs": work(url, env_secret(), burst=args.burst)}
 
 
 def cmd_patchify(args: argparse.Namespace) -> dict:
@@ -417,10 +418,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_equivariance)
 
-    p = sub.add_parser("worker", help="train the app's queued runs (RQ on Redis: VITLAB_REDIS_URL)",
+    p = sub.add_parser("worker", help="train the app's queued runs (on Redis: VITLAB_REDIS_URL)",
                        description="Take training jobs from the Redis that the app's replicas share "
                                    "(VITLAB_REDIS_URL, never printed) and train them on this machine, within its "
-                                   "memory budget and cost cap. Run one per machine, on as many machines as needed.")
+                                   "memory budget and cost cap; finished runs are signed with VITLAB_ARCHIVE_SECRET, "
+                                   "the same on every replica and worker. Run one per machine, on as many machines "
+                                   "as needed. SIGTERM or Ctrl-C hands a job in training back to the queue.")
     p.add_argument("--burst", action="store_true", help="leave when the queue is empty (default: wait for jobs)")
     p.add_argument("--json", action="store_true", help="print one JSON object when it leaves")
     p.set_defaults(func=cmd_worker)

@@ -65,9 +65,17 @@ def redis_server(directory: Path, password: str | None = None, maxmemory: str = 
         proc.wait()
 
 
+ARCHIVE_SECRET = "tests-archive-secret-0123456789abcdef"  # the tests' class: every replica and worker has it
+
+
+def class_env(url: str) -> dict[str, str]:
+    """What every replica and worker of a class on the Redis at ``url`` is given: its URL and the archive secret."""
+    return {"VITLAB_REDIS_URL": url, "VITLAB_ARCHIVE_SECRET": ARCHIVE_SECRET}
+
+
 def start_worker(url: str, log: Path, *extra: str, env: dict | None = None) -> subprocess.Popen:
     """``python -m core worker`` on ``url``, its output in ``log``."""
-    environment = {**os.environ, "VITLAB_REDIS_URL": url, "PYTHONPATH": str(ROOT), **(env or {})}
+    environment = {**os.environ, **class_env(url), "PYTHONPATH": str(ROOT), **(env or {})}
     with open(log, "ab") as out:
         return subprocess.Popen([sys.executable, "-m", "core", "worker", *extra], cwd=ROOT, env=environment,
                                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)

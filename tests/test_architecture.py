@@ -13,8 +13,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # core's packages, bottom to top: a package imports only itself and those before it
 LAYERS = ["nn", "data", "models", "engine", "inspect", "lessons"]
 # core.engine, bottom to top: a module imports only the engine's modules before it
-ENGINE = ["typed_json", "machine", "fingerprint", "train", "run_config", "planning", "worker", "pool", "run_result", "behaviour", "verdict", "stored_run", "archive",
-          "store", "run", "flights", "queue_redis", "redis_archive", "queue_worker", "queue_flights"]
+ENGINE = ["typed_json", "machine", "fingerprint", "train", "run_config", "planning", "worker", "pool", "run_result", "behaviour", "verdict", "stored_run",
+          "run_signature", "archive", "store", "run", "flights", "queue_redis", "queue_job", "redis_archive", "queue_worker",
+          "queue_flights"]
 
 
 def imports(path: Path) -> set[str]:

@@ -50,43 +50,54 @@ def setting(name: str) -> str | None:
 
 @st.cache_resource
 def _redis():
-    url = setting(URL_VARIABLE)
-    if url is None:
-        return None
-    from core.engine.queue_redis import connect  # redis and rq: imported only with a Redis
-
-    return connect(url)
+    """(connection, archive secret) of ``VITLAB_REDIS_URL``, or None: unset, or not usable (one warning)."""
+    return _class_redis(URL_VARIABLE, ping=False)  # a class's Redis may come back: the page says so when it trains
 
 
 @st.cache_resource
 def _archive_redis():
-    """The Redis of ``VITLAB_ARCHIVE_URL``, once it answered; None (with one warning) where it cannot be used."""
-    url = setting(ARCHIVE_VARIABLE)
+    """(connection, archive secret) of ``VITLAB_ARCHIVE_URL`` once it answered, or None: unset, or not usable
+    (one warning)."""
+    return _class_redis(ARCHIVE_VARIABLE, ping=True)
+
+
+def _class_redis(variable: str, ping: bool):
+    """A Redis setting made usable: its URL parsed and the archive secret (``VITLAB_ARCHIVE_SECRET``) set; else
+    one warning in the log, and the server keeps its runs in memory and trains them itself."""
+    url = setting(variable)
     if url is None:
         return None
-    from redis.exceptions import RedisError
+    from redis.exceptions import RedisError  # redis: imported only with a Redis
 
     from core.engine.queue_redis import QueueUnreachable, connect
+    from core.engine.run_signature import SECRET_VARIABLE, secret_from
 
-    redis = connect(url)
     try:
-        redis.ping()
+        secret = secret_from(setting(SECRET_VARIABLE))
+        redis = connect(url, variable)
+        if ping:
+            redis.ping()
+    except ValueError as exc:  # a malformed URL or no secret: named, never the URL's value
+        logging.getLogger(__name__).warning("%s is not used, so finished runs are kept in memory only (lost at a "
+                                            "restart) and trained on this server: %s", variable, exc)
+        return None
     except RedisError as exc:  # its text names host and port, never the password
         logging.getLogger(__name__).warning("finished runs are kept in memory only (lost at a restart): %s",
-                                            QueueUnreachable(exc, "the run archive", ARCHIVE_VARIABLE))
+                                            QueueUnreachable(exc, "the run archive", variable))
         return None
-    return redis
+    return redis, secret
 
 
 @st.cache_resource
 def result_store() -> ResultStore:
-    from_redis = _redis() if _redis() is not None else _archive_redis()
-    if from_redis is not None:
+    shared = _redis() or _archive_redis()
+    if shared is not None:
         from core.engine.redis_archive import RedisArchive
 
-        archive = RedisArchive(from_redis, code_fingerprint())
-    elif setting(ARCHIVE_VARIABLE) is not None:
-        archive = None  # an archive was asked for and cannot be used: memory only, said once in the log
+        redis, secret = shared
+        archive = RedisArchive(redis, code_fingerprint(), secret)
+    elif setting(ARCHIVE_VARIABLE) is not None or setting(URL_VARIABLE) is not None:
+        archive = None  # a shared archive was asked for and cannot be used: memory only, said once in the log
     else:
         archive = open_archive(code_fingerprint())
     return ResultStore(pinned=load_fresh_shipped(), archive=archive)
@@ -97,7 +108,7 @@ def run_flights():
     if _redis() is not None:
         from core.engine.queue_flights import QueueFlights
 
-        return QueueFlights(_redis(), result_store())
+        return QueueFlights(_redis()[0], result_store())
     return Flights(result_store())
 
 

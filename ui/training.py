@@ -175,8 +175,9 @@ def stored_or_trained(store, form_cfg: GeneralizationConfig | None, submitted: b
     cfg: GeneralizationConfig = st.session_state.get(active, default)
     result = lookup(cfg)
     if result is None and (why := store.unusable(cfg)):
-        st.warning(f"The stored run of this setting could not be used, so it was deleted ({why}). **Run** trains "
-                   "it again.")
+        # the reason quotes what the store held: shown as text, never as markdown (no links, no formatting)
+        st.warning("The stored run of this setting could not be used, so it was deleted. **Run** trains it again.")
+        st.text(f"Why: {why}")
     rerun = result is not None and st.button("Re-run this setting live", key=f"{prefix}rerun",
                                              help="Train again now, with live progress, instead of the stored result; "
                                                   "your prediction above is judged against it")

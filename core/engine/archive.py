@@ -7,10 +7,12 @@ the archive is over its bytes (least recently used out). Its trained weights are
 
 Stored as data, never as pickles: the result is JSON, the weights are ``torch.save`` bytes of a state dict
 that ``core.inspect.trained_model`` loads with ``weights_only=True``. A run and its weights are written in one
-transaction: a reader sees all of it or none. Whoever else writes the file, every read is checked in full
-(``stored_run``: its size, every field's type and range, weights that load into the setting's own model), so
-a file shared between machines is no way to run code on them or to crash a page: a row that is not usable
-(truncated, hand-edited, hostile) is logged, deleted and read as a miss. A file that is not a database is
+transaction: a reader sees all of it or none, with its signature (``run_signature``: an HMAC by the server's
+archive secret, kept beside the file). Whoever else writes the file, every read measures each value's length
+before reading it and checks what it read in full (the signature, then ``stored_run``: every field's type and
+range, a complete run, weights that load into the setting's own model), so a file shared between machines is
+no way to run code on them, to crash a page or to show a number the lab did not compute: a row that is not
+usable (truncated, hand-edited, forged, unsigned) is logged, deleted and read as a miss. A file that is not a database is
 logged and moved aside (``.corrupt``) and a new one begun; an empty one is logged and begun anew. Where nothing can be
 written (a read-only disk) ``open_archive`` returns None with one warning: the server keeps runs in memory.
 """
@@ -27,7 +29,9 @@ from pathlib import Path
 
 from core.engine.run_config import GeneralizationConfig
 from core.engine.run_result import RunResult
-from core.engine.stored_run import UnusableRun, decode_run, max_result_bytes
+from core.engine.run_signature import check_signature, local_secret, signature
+from core.engine.stored_run import UnusableRun, decode_run, max_result_bytes, max_weights_bytes
+from core.engine.typed_json import plain
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +47,7 @@ CREATE TABLE IF NOT EXISTS runs (
     result TEXT NOT NULL,          -- RunResult.to_json()
     nbytes INTEGER NOT NULL,       -- result and weights, the unit of the bound
     used REAL NOT NULL,            -- last read or written (unix seconds): least recently used out
+    sig TEXT,                      -- run_signature.signature of the run: a row without a valid one is not used
     PRIMARY KEY (config, fingerprint)
 );
 CREATE TABLE IF NOT EXISTS weights (
@@ -78,8 +83,8 @@ class RunArchive:
     """The runs of one SQLite file for one code fingerprint. Thread-safe (one connection behind a lock);
     several processes may share the file (SQLite's own locking; WAL lets readers go on during a write)."""
 
-    def __init__(self, path: Path, fingerprint: str, max_bytes: int = DEFAULT_BYTES):
-        self.path, self.fingerprint, self.max_bytes = Path(path), fingerprint, max_bytes
+    def __init__(self, path: Path, fingerprint: str, secret: bytes, max_bytes: int = DEFAULT_BYTES):
+        self.path, self.fingerprint, self.secret, self.max_bytes = Path(path), fingerprint, secret, max_bytes
         self._lock = threading.Lock()
         self._db = self._connect()
 
@@ -102,6 +107,8 @@ class RunArchive:
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(SCHEMA)
+            if "sig" not in {row[1] for row in db.execute("PRAGMA table_info(runs)")}:  # a file from before signing
+                db.execute("ALTER TABLE runs ADD COLUMN sig TEXT")
         except sqlite3.Error:
             db.close()
             raise
@@ -109,8 +116,8 @@ class RunArchive:
 
     # ------------------------------------------------------------ reading
     def get(self, cfg: GeneralizationConfig) -> RunResult | None:
-        """The stored run of ``cfg``, checked in full (``stored_run``), or None; a row that is not usable is
-        deleted and ``UnusableRun`` raised (``store.ResultStore`` logs it and reads a miss)."""
+        """The stored run of ``cfg``, signed and checked in full (``stored_run``), or None; a row that is not usable
+        is deleted and ``UnusableRun`` raised (``store.ResultStore`` logs it and reads a miss)."""
         key = (config_key(cfg), self.fingerprint)
         with self._lock:
             row = self._db.execute("SELECT length(CAST(result AS BLOB)) FROM runs WHERE config = ? AND fingerprint = ?",
@@ -118,20 +125,38 @@ class RunArchive:
             if row is None:
                 return None
             try:
-                if row[0] > max_result_bytes(cfg):  # measured before it is read: a huge row never reaches memory
-                    raise UnusableRun(f"its result is {row[0]} bytes, over the {max_result_bytes(cfg)} a run of this "
-                                      "setting can take")
-                text = self._db.execute("SELECT result FROM runs WHERE config = ? AND fingerprint = ?", key).fetchone()[0]
-                weights = self._db.execute("SELECT name, data FROM weights WHERE config = ? AND fingerprint = ?",
-                                           key).fetchall()
-                if not all(isinstance(name, str) and isinstance(data, bytes) for name, data in weights):
-                    raise UnusableRun("its weights are not named byte strings")
-                result = decode_run(cfg, text if isinstance(text, (str, bytes)) else str(text), dict(weights))
+                result = self._read(cfg, key, row[0])
             except UnusableRun:
                 self._delete(key)
                 raise
             self._db.execute("UPDATE runs SET used = ? WHERE config = ? AND fingerprint = ?", (time.time(), *key))
         return result
+
+    def _read(self, cfg: GeneralizationConfig, key: tuple[str, str], size: object) -> RunResult:
+        """The row of ``key``, each value's length measured before it is read (a huge row never reaches memory)."""
+        if not isinstance(size, int) or size > max_result_bytes(cfg):
+            raise UnusableRun(f"its result is {size} bytes, over the {max_result_bytes(cfg)} a run of this setting "
+                              "can take")
+        most = len(cfg.jobs)
+        entries = self._db.execute("SELECT name, length(CAST(data AS BLOB)) FROM weights WHERE config = ? AND "
+                                   f"fingerprint = ? LIMIT {most + 1}", key).fetchall()
+        if len(entries) > most:
+            raise UnusableRun(f"it has more weights than the {most} models and seeds of this setting")
+        for name, length in entries:
+            if not isinstance(name, str):
+                raise UnusableRun("its weights are not named")
+            if not isinstance(length, int) or length > max_weights_bytes(cfg, name):
+                raise UnusableRun(f"its weights {plain(name, 60)!r} take {length} bytes, over the "
+                                  f"{max_weights_bytes(cfg, name)} the model can")
+        text, signed = self._db.execute("SELECT result, sig FROM runs WHERE config = ? AND fingerprint = ?",
+                                        key).fetchone()
+        weights = self._db.execute("SELECT name, data FROM weights WHERE config = ? AND fingerprint = ?",
+                                   key).fetchall()
+        if not all(isinstance(data, bytes) for _, data in weights):
+            raise UnusableRun("its weights are not byte strings")
+        text = text if isinstance(text, (str, bytes)) else str(text)
+        check_signature(self.secret, self.fingerprint, key[0], text, dict(weights), signed)
+        return decode_run(cfg, text, dict(weights))
 
     def __len__(self) -> int:
         with self._lock:
@@ -151,11 +176,13 @@ class RunArchive:
         key = (config_key(cfg), self.fingerprint)
         text = json.dumps(result.to_json(), separators=(",", ":"), allow_nan=False)
         nbytes = len(text) + sum(len(w) for w in result.weights.values())
+        signed = signature(self.secret, self.fingerprint, key[0], text, result.weights)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._delete(key)
-                self._db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?)", (*key, text, nbytes, time.time()))
+                self._db.execute("INSERT INTO runs (config, fingerprint, result, nbytes, used, sig) VALUES "
+                                 "(?, ?, ?, ?, ?, ?)", (*key, text, nbytes, time.time(), signed))
                 self._db.executemany("INSERT INTO weights VALUES (?, ?, ?, ?)",
                                      [(*key, name, data) for name, data in result.weights.items()])
                 self._evict()
@@ -183,12 +210,14 @@ class RunArchive:
 
 
 def open_archive(fingerprint: str, directory: Path | None = None, max_bytes: int | None = None) -> RunArchive | None:
-    """The archive in ``directory`` (default ``data_dir()``), or None, with one warning, where it cannot be
-    created or written: the server then keeps its runs in memory only."""
+    """The archive in ``directory`` (default ``data_dir()``), its runs signed with ``run_signature.local_secret``,
+    or None, with one warning, where it cannot be created or written: the server then keeps its runs in memory
+    only."""
     directory = Path(directory or data_dir())
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        return RunArchive(directory / FILE_NAME, fingerprint, archive_bytes() if max_bytes is None else max_bytes)
-    except (OSError, sqlite3.Error) as exc:
+        return RunArchive(directory / FILE_NAME, fingerprint, local_secret(directory),
+                          archive_bytes() if max_bytes is None else max_bytes)
+    except (OSError, sqlite3.Error, ValueError) as exc:
         log.warning("finished runs are kept in memory only (lost at a restart): cannot write %s (%s)", directory, exc)
         return None

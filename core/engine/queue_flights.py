@@ -7,12 +7,16 @@ it twice). A page *watches* a job: it renews its entry in the job's ``watchers``
 Redis's own clock) each time it reads the job's progress, and removes it on Cancel; with no live watcher left
 the job stops at its next epoch. A learner who cancels alone leaves the others training.
 
-A learner never waits on nothing: a queued job with no live worker (``queue_redis.live_workers``: heartbeats,
-not RQ's registrations) says so at once and gives up after NO_WORKER_SECONDS with the command that starts
-one; a started job whose alive key lapsed for ALIVE_SECONDS (its worker killed, out of memory) is taken off
-RQ's started registry and enqueued again once (``RETRIES``), then reported; a job that vanished (the Redis
-emptied or restarted without its data) is enqueued again the same way. What the page reads of a job's
-metadata is checked (``_progress``): a hand-made entry is ignored, never a traceback.
+Every watcher of a job learns the same truth. A started job whose alive key lapsed for ALIVE_SECONDS (its
+worker killed, out of memory) is *handed on* by the first page to notice, under the setting's lock: the setting
+is enqueued again once (``RETRIES``) and the old job's record names the new one, which every other page then
+follows, its watchers carried over; once the retries are spent the old job is failed with one reason that
+every page reads. A job whose record vanished (the Redis emptied or restarted without its data) is given
+ALIVE_SECONDS for its worker to write it again, then enqueued again the same way. A queued job with no live
+worker (``queue_redis.live_workers``: heartbeats on Redis's clock, none from the future) says so at once and
+gives up after NO_WORKER_SECONDS with the command that starts one. What a page reads of a job is checked
+(``queue_job.read_job``, ``_progress``): a hand-made entry is treated as lost or as no progress, never a
+traceback.
 """
 
 from __future__ import annotations
@@ -23,14 +27,25 @@ import uuid
 
 from redis import Redis
 from redis.exceptions import RedisError
-from rq import Queue
-from rq.exceptions import NoSuchJobError
-from rq.job import Job, JobStatus
-from rq.serializers import JSONSerializer
 
-from core.engine.archive import config_key
 from core.engine.fingerprint import code_fingerprint
 from core.engine.flights import RunTicket, Snapshot, Step, TrainingStopped
+from core.engine.queue_job import (
+    FAILED,
+    FINISHED,
+    HANDED_ON,
+    JOB_TIMEOUT,
+    LIVE,
+    QUEUED,
+    STARTED,
+    STOPPED,
+    BadJob,
+    JobRecord,
+    enqueue,
+    new_job_id,
+    read_job,
+    update,
+)
 from core.engine.queue_redis import (
     ALIVE_SECONDS,
     QUEUE,
@@ -38,12 +53,14 @@ from core.engine.queue_redis import (
     Keys,
     QueueUnreachable,
     live_workers,
+    recent,
     redis_now,
     setting_id,
 )
-from core.engine.queue_worker import ENTRY, JOB_TIMEOUT, MAX_EVAL_EVERY, WATCH_SECONDS
+from core.engine.queue_worker import MAX_EVAL_EVERY, WATCH_SECONDS
 from core.engine.run_config import GeneralizationConfig
 from core.engine.run_result import RunResult
+from core.engine.typed_json import plain
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +68,12 @@ RETRIES = 1  # a job whose worker died (or that vanished) is enqueued again this
 POLL = 0.25  # seconds between two reads of a job's state by a waiting page
 NO_WORKER_SECONDS = 2 * ALIVE_SECONDS  # a queued job with no live worker this long is given up, with a message
 NO_WORKER = f"no training worker is running: the run starts when one is ({START_WORKER})"
+MAX_HOPS = 8  # handed-on jobs followed in one read, at most (a loop written by hand ends here)
+
+
+def died_message() -> str:
+    return (f"the worker training this setting stopped, {RETRIES + 1} times: the setting may need more memory "
+            f"than a worker has, or no worker is running ({START_WORKER})")
 
 
 class QueueTicket(RunTicket):
@@ -63,6 +86,7 @@ class QueueTicket(RunTicket):
         self.member = member or uuid.uuid4().hex
         self._attached = True
         self._missing_since: float | None = None  # when this page first saw the job started without a heartbeat
+        self._gone_since: float | None = None  # when this page first saw the job's record missing
         self._no_worker_since: float | None = None  # when this page first saw it queued with no live worker
         self._watch()
 
@@ -76,6 +100,12 @@ class QueueTicket(RunTicket):
         keys = Keys(self.setting, self.job_id)
         with self._redis.pipeline() as p:
             p.zadd(keys.watchers, {self.member: redis_now(self._redis)}).expire(keys.watchers, 3600).execute()
+
+    def follow(self, job_id: str) -> None:
+        """Watch ``job_id`` instead of the job this ticket watched (it was handed on)."""
+        self.job_id = job_id
+        self._missing_since = self._gone_since = None
+        self._watch()
 
     def wait(self, timeout: float) -> Snapshot:
         """The job's state after ``timeout`` seconds, or as soon as it is over."""
@@ -93,28 +123,54 @@ class QueueTicket(RunTicket):
     def _read(self) -> Snapshot:
         if not self.job_id:  # the setting was stored when this learner asked: over at once
             return self._over(None, self._flights.store.get(self.cfg))
-        self._watch()
-        try:
-            job = Job.fetch(self.job_id, connection=self._redis, serializer=JSONSerializer)
-        except NoSuchJobError:
-            return self._lost("the training job disappeared from the queue (the Redis was emptied or restarted)")
-        status = job.get_status()
-        if status == JobStatus.FINISHED:
+        job = self._followed()
+        if isinstance(job, Snapshot):
+            return job
+        if job is None:
+            return self._vanished()
+        self._gone_since = None
+        return self._ended(job) or self._running(job)
+
+    def _followed(self) -> JobRecord | Snapshot | None:
+        """The job this ticket watches, after following it wherever it was handed on; a Snapshot where the
+        job's record cannot be used."""
+        for _ in range(MAX_HOPS):
+            self._watch()
+            try:
+                job = read_job(self._redis, self.job_id, progress=True)
+            except BadJob as exc:
+                log.warning("a training job's record is not one the lab writes (%s)", plain(exc, 300))
+                return self._lost(f"the training job's record in Redis was not one the lab writes ({plain(exc, 120)})")
+            if job is None or job.status != HANDED_ON:
+                return job
+            self.follow(job.next)
+        return self._over(TrainingStopped("the training job was handed on too many times"))
+
+    def _ended(self, job: JobRecord) -> Snapshot | None:
+        """The job's outcome, once it has one."""
+        if job.status == FINISHED:
             result = None
-            if _returned(job).get("complete") is True:
+            if job.complete:
                 self._flights.store.forget(self.cfg)  # a re-run replaced the run this replica may remember
                 result = self._flights.store.get(self.cfg)
             return self._over(None, result or RunResult(self.cfg, complete=False))
-        if status in (JobStatus.STOPPED, JobStatus.CANCELED):
+        if job.status == STOPPED:
             return self._over(None, RunResult(self.cfg, complete=False))
-        if status == JobStatus.FAILED or (status == JobStatus.STARTED and self._heartbeat_lost()):
-            return self._failed(job, status)
-        waiting, step, curve = _progress(job)
+        if job.status == FAILED:
+            return self._over(TrainingStopped("the training failed on a worker: " + (plain(job.error, 300) or
+                                                                                      "no reason given")))
+        if job.status == STARTED and self._heartbeat_lost():
+            return self._lost(died_message())
+        return None
+
+    def _running(self, job: JobRecord) -> Snapshot:
+        """A queued or started job: its place in line, its progress, and whether any worker is there to take it."""
+        waiting, step, curve = _progress(job.progress)
         note = ""
-        if status != JobStatus.QUEUED:
+        if job.status != QUEUED:
             self._no_worker_since = None  # the wait for a worker counts from the job's last time in the queue
         else:
-            waiting = job.get_position() or 0
+            waiting = self._redis.lpos(QUEUE, self.job_id) or 0
             if live_workers(self._redis):
                 self._no_worker_since = None
             else:
@@ -128,32 +184,28 @@ class QueueTicket(RunTicket):
 
     def _heartbeat_lost(self) -> bool:
         """The started job's alive key has been missing ALIVE_SECONDS, by this page's own clock (no two
-        machines' clocks compared; a job just started has none yet)."""
+        machines' clocks compared; a worker sets the key as it starts the job)."""
         if self._redis.exists(Keys("", self.job_id).alive):
             self._missing_since = None
             return False
         self._missing_since = self._missing_since or time.monotonic()
         return time.monotonic() - self._missing_since >= ALIVE_SECONDS
 
-    def _failed(self, job: Job, status: JobStatus) -> Snapshot:
-        """A failed job, or one whose worker died: enqueued again (then followed) while retries last, else
-        the reason, in one line."""
-        self._missing_since = None
-        latest = job.latest_result()
-        last = (latest.exc_string or "").strip().splitlines() if latest else []
-        # RQ's own clean-up fails a job whose worker vanished ("AbandonedJobError"): that is a death too
-        died = status == JobStatus.STARTED or any("AbandonedJobError" in line for line in last)
-        if died:
-            self._flights.retire(job)
-            return self._lost(f"the worker training this setting stopped, {RETRIES + 1} times: the setting may "
-                              "need more memory than a worker has")
-        return self._over(TrainingStopped("the training failed on a worker: " + (last[-1] if last else "no reason given")))
+    def _vanished(self) -> Snapshot:
+        """The job's record is gone. Its worker, if it still trains, writes it again within a second or two of
+        Redis answering: wait ALIVE_SECONDS for that, then enqueue the setting again."""
+        self._gone_since = self._gone_since or time.monotonic()
+        if time.monotonic() - self._gone_since < ALIVE_SECONDS:
+            return Snapshot(None, None, [], eval_every=self.eval_every, note="the training queue lost this job's "
+                            "record (Redis emptied or restarted): waiting for its worker to say it still trains")
+        return self._lost("the training job disappeared from the queue (the Redis was emptied or restarted)")
 
     def _lost(self, reason: str) -> Snapshot:
-        """The job is gone (its worker died, or Redis lost it): follow a new one while retries last."""
-        if self._flights.enqueue_again(self):
+        """The job is gone (its worker died, Redis lost it, or its record is not the lab's): follow the job the
+        setting is handed on to while retries last, else every watcher reads ``reason``."""
+        if self._flights.hand_on(self, reason):
             return self._read()
-        return self._over(TrainingStopped(reason))
+        return self._over(TrainingStopped("the training failed on a worker: " + reason))  # as every watcher reads it
 
     def _over(self, error: BaseException | None, result: RunResult | None = None) -> Snapshot:
         return Snapshot(result=result, error=error, eval_every=self.eval_every)
@@ -165,21 +217,15 @@ class QueueTicket(RunTicket):
         keys = Keys(self.setting, self.job_id)
         try:
             self._redis.zrem(keys.watchers, self.member)
-            if self._redis.zcount(keys.watchers, redis_now(self._redis) - WATCH_SECONDS, "+inf") == 0:
+            if recent(self._redis, keys.watchers, WATCH_SECONDS) == 0:
                 self._flights.stop(self.setting, self.job_id)
         except RedisError as exc:  # the job stops by itself once this watch expires
             log.warning("could not detach from a training job (%s)", exc)
 
 
-def _returned(job: Job) -> dict:
-    value = job.return_value()
-    return value if isinstance(value, dict) else {}
-
-
-def _progress(job: Job) -> tuple[int | None, Step | None, list[dict]]:
-    """The job's place in line, last epoch and curve from its metadata; anything of another shape (a hand-made
+def _progress(progress: object) -> tuple[int | None, Step | None, list[dict]]:
+    """The job's place in line, last epoch and curve from its record; anything of another shape (a hand-made
     entry) reads as no progress yet."""
-    progress = job.get_meta(refresh=False).get("progress")
     if not isinstance(progress, dict):
         return None, None, []
     waiting, step, curve = progress.get("waiting"), progress.get("step"), progress.get("curve", [])
@@ -201,10 +247,9 @@ def _progress(job: Job) -> tuple[int | None, Step | None, list[dict]]:
 class QueueFlights:
     """``flights.Flights`` on a job queue: attach to the job training a setting, or enqueue one."""
 
-    def __init__(self, redis: Redis, store, fingerprint: str | None = None, queue: str = QUEUE):
+    def __init__(self, redis: Redis, store, fingerprint: str | None = None):
         self.redis, self.store = redis, store
         self.fingerprint = fingerprint or code_fingerprint()
-        self.queue = Queue(queue, connection=redis, serializer=JSONSerializer)
         self.started = 0  # jobs this replica enqueued
 
     def attach(self, cfg: GeneralizationConfig, eval_every: int = 0, again: bool = False) -> QueueTicket:
@@ -219,74 +264,88 @@ class QueueFlights:
         with self.redis.lock(keys.lock, timeout=30, blocking_timeout=30):
             job = self._live_job(setting)
             if job is not None:
-                joined = job.meta.get("eval_every", 0)
-                joined = joined if type(joined) is int and 0 <= joined <= MAX_EVAL_EVERY else 0
+                joined = job.eval_every if 0 <= job.eval_every <= MAX_EVAL_EVERY else 0
                 return QueueTicket(self, cfg, setting, job.id, False, joined)
             if not again and self.store.get(cfg) is not None:
                 return QueueTicket(self, cfg, setting, "", False, eval_every)
             self.redis.delete(keys.tries)
             member = uuid.uuid4().hex
-            job = self._enqueue(cfg, setting, eval_every, member)
-            return QueueTicket(self, cfg, setting, job.id, True, eval_every, member)
+            job_id = self._enqueue(cfg, setting, eval_every, [member])
+            return QueueTicket(self, cfg, setting, job_id, True, eval_every, member)
 
-    def _live_job(self, setting: str) -> Job | None:
-        """The job training ``setting`` now, if it is queued or started and not being stopped."""
+    def _live_job(self, setting: str) -> JobRecord | None:
+        """The job training ``setting`` now, if it is the lab's, queued or started (with a heartbeat), and not
+        being stopped."""
         current = self.redis.get(Keys(setting).current)
         if current is None:
             return None
         try:
-            job = Job.fetch(current.decode(errors="replace"), connection=self.redis, serializer=JSONSerializer)
-        except NoSuchJobError:
+            job = read_job(self.redis, current.decode(errors="replace"))
+        except BadJob as exc:
+            log.warning("this setting's current job is not one the lab writes (%s): a new one is enqueued",
+                        plain(exc, 300))
             return None
-        live = job.get_status() in (JobStatus.QUEUED, JobStatus.STARTED, JobStatus.DEFERRED, JobStatus.SCHEDULED)
-        return job if live and not self.redis.exists(Keys(setting, job.id).stop) else None
+        if job is None or job.setting != setting or job.status not in LIVE:
+            return None
+        if job.status == STARTED and not self.redis.exists(Keys("", job.id).alive):
+            return None  # its worker is dead: a page watching it hands it on
+        return job if not self.redis.exists(Keys(setting, job.id).stop) else None
 
-    def _enqueue(self, cfg: GeneralizationConfig, setting: str, eval_every: int, member: str) -> Job:
-        """A new job for ``setting``, watched by ``member`` from before the worker can look."""
-        job_id = f"vitlab-{setting}-{uuid.uuid4().hex[:8]}"
-        self.redis.zadd(Keys(setting, job_id).watchers, {member: redis_now(self.redis)})
-        job = self.queue.enqueue_call(ENTRY, args=(cfg.to_json(), eval_every, self.fingerprint),
-                                      job_id=job_id, timeout=JOB_TIMEOUT, result_ttl=3600, failure_ttl=3600,
-                                      meta={"eval_every": eval_every}, description=f"train {config_key(cfg)}")
+    def _enqueue(self, cfg: GeneralizationConfig, setting: str, eval_every: int, members: list[str],
+                 carried_from: str | None = None) -> str:
+        """A new job for ``setting``, watched by ``members`` (and by every watcher of ``carried_from``) from
+        before a worker can look."""
+        job_id = new_job_id(setting, uuid.uuid4().hex[:8])
+        watchers = Keys(setting, job_id).watchers
+        now = redis_now(self.redis)
+        with self.redis.pipeline(transaction=True) as p:
+            if carried_from is not None:
+                p.zunionstore(watchers, [watchers, Keys(setting, carried_from).watchers])
+            p.zadd(watchers, {m: now for m in members}).expire(watchers, 3600).execute()
+        enqueue(self.redis, job_id, setting, cfg.to_json(), eval_every, self.fingerprint)
         self.redis.set(Keys(setting).current, job_id, ex=JOB_TIMEOUT)
         self.redis.incr(Keys(setting).tries)
         self.started += 1
-        return job
+        return job_id
 
-    def enqueue_again(self, ticket: QueueTicket) -> bool:
-        """The ticket's job is gone (its worker died, or Redis lost it): enqueue the setting again, unless
-        another page did already (then follow that job) or it has used its retries. True when ``ticket`` now
-        follows a live job."""
+    def hand_on(self, ticket: QueueTicket, reason: str) -> bool:
+        """The ticket's job is lost (``reason``): under the setting's lock, follow the job another page handed it
+        on to, or enqueue the setting again and hand the old job on to it, while retries last; else fail the old
+        job with ``reason``, for every watcher to read. True when ``ticket`` now follows a live job."""
         keys = Keys(ticket.setting)
+        old = ticket.job_id
         with self.redis.lock(keys.lock, timeout=30, blocking_timeout=30):
+            try:
+                record = read_job(self.redis, old)
+            except BadJob:
+                record = None
+            if record is not None and record.status == HANDED_ON:  # another page did it: follow
+                ticket.follow(record.next)
+                return True
+            if record is not None and record.status in (FAILED, FINISHED, STOPPED):
+                return True  # over meanwhile: the next read says how
             live = self._live_job(ticket.setting)
-            if live is None or live.id == ticket.job_id:
-                if int(self.redis.get(keys.tries) or 0) > RETRIES:
-                    return False
-                log.warning("a training job was lost (its worker stopped, or Redis lost it): enqueuing it again")
-                self.redis.set(Keys(ticket.setting, ticket.job_id).stop, 1, ex=3600)
-                live = self._enqueue(ticket.cfg, ticket.setting, ticket.eval_every, ticket.member)
-            ticket.job_id = live.id
-            ticket._watch()
+            if live is not None and live.id != old:
+                ticket.follow(live.id)
+                return True
+            if int(self.redis.get(keys.tries) or 0) > RETRIES:
+                update(self.redis, old, status=FAILED, error=reason)
+                return False
+            log.warning("a training job was lost (%s): enqueuing it again", plain(reason, 200))
+            self.redis.set(Keys(ticket.setting, old).stop, 1, ex=3600)
+            new = self._enqueue(ticket.cfg, ticket.setting, ticket.eval_every, [ticket.member], carried_from=old)
+            if not update(self.redis, old, status=HANDED_ON, next=new):
+                self.redis.delete(Keys("", old).job)  # not a hash the lab can update: out of the way
+            ticket.follow(new)
             return True
 
-    def retire(self, job: Job) -> None:
-        """A started job whose worker died: off RQ's started registry and marked failed, so nothing counts it as
-        running (RQ's own clean-up would wait for the dead worker's hour-long registration)."""
-        try:
-            with self.redis.pipeline() as p:
-                self.queue.started_job_registry.remove_executions(job, pipeline=p)
-                job.set_status(JobStatus.FAILED, pipeline=p)
-                p.execute()
-        except (RedisError, NoSuchJobError) as exc:
-            log.warning("could not retire a dead worker's job (%s)", exc)
-
     def stop(self, setting: str, job_id: str) -> None:
-        """Nobody watches the job any more: it stops at its next check (queued: it is cancelled)."""
+        """Nobody watches the job any more: it stops at its next check (queued: it leaves the queue)."""
         self.redis.set(Keys(setting, job_id).stop, 1, ex=3600)
         try:
-            job = Job.fetch(job_id, connection=self.redis, serializer=JSONSerializer)
-            if job.get_status() == JobStatus.QUEUED:
-                job.cancel()
-        except NoSuchJobError:
-            pass
+            job = read_job(self.redis, job_id)
+        except BadJob:
+            return
+        if job is not None and job.status == QUEUED:
+            self.redis.lrem(QUEUE, 1, job_id)
+            update(self.redis, job_id, status=STOPPED)

@@ -7,8 +7,11 @@ per distinct setting, watched until it ends). The URL may hold a password: it is
 shown; Redis's errors name its host and port, never the password.
 
 Whether a worker is running is decided here from heartbeats the workers renew themselves (``beat``), on Redis's
-clock: not from RQ's list of registered workers, which keeps a killed worker for about an hour and forgets a
-live one when Redis restarts.
+clock: a heartbeat older than ALIVE_SECONDS is a dead worker, and one more than FUTURE_SECONDS ahead of Redis's
+clock was written by hand (no worker writes one) and counts for nothing.
+
+Whatever the shared Redis holds is data from outside: text read from it goes to a log line or a page only
+through ``typed_json.plain`` (one line, control characters escaped, bounded).
 """
 
 from __future__ import annotations
@@ -23,12 +26,15 @@ from core.engine.archive import config_key
 from core.engine.run_config import GeneralizationConfig
 
 URL_VARIABLE = "VITLAB_REDIS_URL"
-QUEUE = "vitlab"
+QUEUE = "vitlab:queue"  # list: the ids of the jobs waiting for a worker, the next one first
+TAKEN_BY = "vitlab:wip:"  # + a worker's name: list, the job it took (a dead worker's is handed back by the next)
+ASIDE = "vitlab:aside"  # list: the newest entries a worker refused or did not understand, with the reason
 # A worker renews its heartbeat, and a job its alive key, every ALIVE_SECONDS / 3; one silent for ALIVE_SECONDS
 # is dead
 ALIVE_SECONDS = float(os.environ.get("VITLAB_ALIVE_SECONDS") or 15)
 WORKERS = "vitlab:workers"  # sorted set: worker name -> its last heartbeat, by Redis's clock
-START_WORKER = "`python -m core worker` with this server's VITLAB_REDIS_URL"
+FUTURE_SECONDS = 5.0  # a heartbeat or a watch further ahead of Redis's clock than this was not written by the lab
+START_WORKER = "`python -m core worker` with this server's VITLAB_REDIS_URL and VITLAB_ARCHIVE_SECRET"
 
 
 def redis_url() -> str | None:
@@ -39,9 +45,22 @@ def redis_url() -> str | None:
 CONNECT_SECONDS = 5  # a Redis that does not answer a connection this fast is unreachable: never a page left hanging
 
 
-def connect(url: str) -> Redis:
-    """A connection to ``url``. The URL may hold a password: it is never printed, logged or shown."""
-    return Redis.from_url(url, socket_connect_timeout=CONNECT_SECONDS)
+class BadRedisURL(ValueError):
+    """A setting that does not parse as a Redis URL: said in one line that names the setting, never its value
+    (it may hold a password)."""
+
+    def __init__(self, variable: str):
+        super().__init__(f"{variable} is not a Redis URL (redis://[:password@]host:port/db): fix the setting "
+                         "and restart")
+
+
+def connect(url: str, variable: str = URL_VARIABLE) -> Redis:
+    """A connection to ``url`` (no command is sent yet), or ``BadRedisURL``. The URL may hold a password: it is
+    never printed, logged or shown."""
+    try:
+        return Redis.from_url(url, socket_connect_timeout=CONNECT_SECONDS)
+    except (ValueError, TypeError, IndexError):  # redis-py's parse errors: a bad port, scheme or database
+        raise BadRedisURL(variable) from None
 
 
 def setting_id(cfg: GeneralizationConfig, fingerprint: str) -> str:
@@ -79,6 +98,7 @@ class Keys:
         self.alive = f"vitlab:alive:{job}"
         self.stop = f"vitlab:stop:{job}"
         self.taken = f"vitlab:taken:{job}"  # -> the worker that took the job: a second delivery runs nothing
+        self.job = f"vitlab:job:{job}"  # the job itself: a hash of plain fields (``queue_job``)
 
 
 def redis_now(redis: Redis) -> float:
@@ -91,7 +111,8 @@ def beat(redis: Redis, worker: str) -> None:
     an hour are forgotten."""
     now = redis_now(redis)
     with redis.pipeline() as p:
-        p.zadd(WORKERS, {worker: now}).zremrangebyscore(WORKERS, "-inf", now - 3600).execute()
+        (p.zadd(WORKERS, {worker: now}).zremrangebyscore(WORKERS, "-inf", now - 3600)
+         .zremrangebyscore(WORKERS, f"({now + FUTURE_SECONDS}", "+inf").execute())
 
 
 def forget_worker(redis: Redis, worker: str) -> None:
@@ -99,5 +120,18 @@ def forget_worker(redis: Redis, worker: str) -> None:
 
 
 def live_workers(redis: Redis) -> int:
-    """Workers whose last heartbeat is under ALIVE_SECONDS old."""
-    return int(redis.zcount(WORKERS, redis_now(redis) - ALIVE_SECONDS, "+inf"))
+    """Workers whose last heartbeat is under ALIVE_SECONDS old, by Redis's clock (none from the future)."""
+    return int(recent(redis, WORKERS, ALIVE_SECONDS))
+
+
+def is_live(redis: Redis, worker: str) -> bool:
+    score = redis.zscore(WORKERS, worker)
+    now = redis_now(redis)
+    return score is not None and now - ALIVE_SECONDS <= score <= now + FUTURE_SECONDS
+
+
+def recent(redis: Redis, key: str, seconds: float) -> int:
+    """How many members of the sorted set ``key`` were scored within the last ``seconds`` of Redis's clock; a
+    score further ahead than FUTURE_SECONDS was written by hand and is not counted."""
+    now = redis_now(redis)
+    return int(redis.zcount(key, now - seconds, now + FUTURE_SECONDS))

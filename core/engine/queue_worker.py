@@ -1,59 +1,85 @@
-"""``python -m core worker``: trains the settings the app's replicas queue on Redis (RQ), and nothing else.
+"""``python -m core worker``: trains the settings the app's replicas queue on Redis, and nothing else.
 
-A Redis shared by a class is writable by whoever holds its password, and RQ runs whatever function a job
-names (its JSON serializer stops pickles, not ``os.system``). So this worker runs one function only: before
-anything of a job is imported or called, ``vet`` checks that it names ``train_queued`` and nothing more (no
-callbacks, webhooks, instance or keyword arguments) and that its arguments decode as a valid setting within
-the same cost cap as a page's (``typed_json``, ``planning.check_cost``) made by this worker's training code.
-Anything else is refused: the job fails with the reason, one line is logged, and nothing of it runs. A job
-id delivered a second time runs nothing either (``Keys.taken``).
+A Redis shared by a class is writable by whoever holds its password. So the worker's queue is the lab's own
+(``queue_job``: a job is a hash of plain fields, none naming code), and this loop is the lab's own too: no
+job, queue entry, control message or registry is ever turned into an import or a call. A job's setting is
+validated as a page validates it (``typed_json``, ``planning.check_cost``) and must have been made by this
+worker's training code. An entry the worker does not understand (not a job id, no such job, a hash of other
+fields, a job no longer queued, a setting that does not validate) is refused in one log line, with its text
+escaped, moved aside (``queue_redis.ASIDE``) and failed where it is a job, and the worker goes on. A job id
+delivered a second time runs nothing (``Keys.taken``).
 
-A job's progress travels in its metadata (the place in the worker machine's line, the last epoch, every
-test-accuracy point); the job renews its ``alive`` key while it trains, and the worker its heartbeat
-(``queue_redis.beat``) while it lives, so a page tells a dead worker from a busy one within ALIVE_SECONDS.
-The job checks its watchers at least once a second and stops at its next epoch when none is left; its lanes
-go back to the worker machine's budget. A finished run goes to the shared ``RedisArchive``.
+Taking a job moves its id atomically from the queue to this worker's own list (``TAKEN_BY``); the lab's
+clean-up, at start and every CLEAN_SECONDS, hands back what a dead worker took and never started. A job's
+progress travels in its record (the place in the worker machine's line, the last epoch, every test-accuracy
+point); the job renews its ``alive`` key while it trains, and the worker its heartbeat (``queue_redis.beat``)
+while it lives, so a page tells a dead worker from a busy one within ALIVE_SECONDS.
+
+Redis may restart, fail over or pause at any time: a command that fails costs a log line and a retry, never
+the worker or its training. A job whose record vanished meanwhile (a Redis emptied or restarted without its
+data) is written again by the worker training it, so its pages keep following it; its finished run is
+delivered once Redis answers. The job checks its watchers at least once a second and stops at its next epoch
+when none is left. SIGTERM or SIGINT stops the worker: a job in training is handed back to the queue's front,
+and the worker exits 0; anything else that ends it exits non-zero.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import signal
 import sys
 import threading
 import time
+import uuid
 
+from redis import Redis
 from redis.exceptions import RedisError
-from rq import Queue, SimpleWorker, get_current_job
-from rq.job import Job
-from rq.serializers import JSONSerializer
 
 from core.engine.fingerprint import code_fingerprint
 from core.engine.flights import Detached
 from core.engine.planning import check_cost
+from core.engine.queue_job import (
+    FAILED,
+    FINISHED,
+    JOB_TIMEOUT,
+    QUEUED,
+    STARTED,
+    STOPPED,
+    BadJob,
+    JobRecord,
+    read_job,
+    update,
+)
 from core.engine.queue_redis import (
     ALIVE_SECONDS,
+    ASIDE,
     QUEUE,
+    TAKEN_BY,
     URL_VARIABLE,
     Keys,
     QueueUnreachable,
     beat,
     connect,
     forget_worker,
-    redis_now,
+    is_live,
+    recent,
 )
 from core.engine.redis_archive import RedisArchive
 from core.engine.run import run
 from core.engine.run_config import GeneralizationConfig
 from core.engine.run_result import RunResult
 from core.engine.train import EpochStats
-from core.engine.typed_json import from_plain
+from core.engine.typed_json import from_plain, plain
 
 log = logging.getLogger(__name__)
 
-ENTRY = f"{__name__}.train_queued"  # the one function a job may name
 WATCH_SECONDS = 10.0  # a page renews its watch at least this often, or counts as gone
 CHECK_INTERVAL = 1.0  # the job looks at its watchers (and saves its progress) at most this often
-JOB_TIMEOUT = 3600  # seconds: the longest training one click may ask for runs well within it
+TAKE_SECONDS = 1  # the longest one wait for a job blocks: a stop signal is seen within it
+CLEAN_SECONDS = 60.0  # the lab's clean-up of dead workers' entries runs at start and this often
+DELIVER_SECONDS = 600.0  # a finished run waits this long for an unreachable Redis, then is given up
+ASIDE_KEPT = 100  # entries kept aside, newest first
 MAX_EVAL_EVERY = 100_000
 
 
@@ -65,53 +91,81 @@ def job_arguments(config: object, eval_every: object, fingerprint: object) -> tu
     """A job's arguments as a setting this worker may train, or ``JobRefused``: the setting decodes field by
     field, is within the page's cost cap, and was made by this worker's training code."""
     if fingerprint != code_fingerprint():
-        raise JobRefused(f"it was made by other training code ({str(fingerprint)[:20]!r}, this worker runs "
+        raise JobRefused(f"it was made by other training code ({plain(fingerprint, 20)!r}, this worker runs "
                          f"{code_fingerprint()}): update the worker and start it again")
     if not isinstance(eval_every, int) or isinstance(eval_every, bool) or not 0 <= eval_every <= MAX_EVAL_EVERY:
-        raise JobRefused(f"eval_every must be an integer in 0..{MAX_EVAL_EVERY}, got {str(eval_every)[:40]!r}")
+        raise JobRefused(f"eval_every must be an integer in 0..{MAX_EVAL_EVERY}, got {plain(eval_every, 40)!r}")
     try:
         cfg = from_plain(GeneralizationConfig, config, "config")
         check_cost(cfg)
-    except (ValueError, TypeError) as exc:
-        raise JobRefused(f"its setting is not one the lab trains: {exc}") from None
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise JobRefused(f"its setting is not one the lab trains: {plain(exc, 300)}") from None
     return cfg, eval_every
 
 
-def vet(job: Job) -> tuple[GeneralizationConfig, int]:
-    """What ``job`` asks, if it is the lab's training job with valid arguments; else ``JobRefused``. Reads the
-    job's data only: nothing it names is imported."""
-    try:
-        name, instance, args, kwargs = job.func_name, job.instance, job.args, job.kwargs
-    except Exception:  # noqa: BLE001 (RQ's DeserializationError, or whatever a hand-made job's data raises)
-        raise JobRefused("its data does not decode") from None
-    if name != ENTRY:
-        raise JobRefused(f"it names the function {str(name)[:80]!r}; this worker runs only {ENTRY}")
-    extras = {"an instance": instance is not None, "keyword arguments": bool(kwargs),
-              "callbacks": any((job._success_callback_name, job._failure_callback_name, job._stopped_callback_name)),
-              "webhooks": bool(job.webhooks), "dependencies": bool(job._dependency_ids)}
-    if any(extras.values()):
-        raise JobRefused("it carries " + ", ".join(k for k, v in extras.items() if v))
-    if not isinstance(args, (list, tuple)) or len(args) != 3:
-        raise JobRefused("it must have three arguments: the setting, eval_every and the code fingerprint")
-    return job_arguments(*args)
+class _Outage:
+    """Redis unreachable: one log line when it starts and one when it ends, not one per failed command."""
+
+    def __init__(self):
+        self.since: float | None = None
+
+    def failed(self, exc: BaseException, doing: str) -> None:
+        if self.since is None:
+            self.since = time.monotonic()
+            log.warning("Redis cannot be reached while %s (%s): retrying, the training goes on",
+                        doing, plain(QueueUnreachable(exc), 300))
+
+    def answered(self) -> None:
+        if self.since is not None:
+            log.warning("Redis answers again after %.0f s", time.monotonic() - self.since)
+            self.since = None
 
 
-class _Reporter:
-    """A job's progress in its metadata, and whether anyone still watches it (at most every CHECK_INTERVAL)."""
+class _Job:
+    """One job in training: its progress in its record, whether anyone still watches it (at most every
+    CHECK_INTERVAL), its record written again if Redis lost it."""
 
-    def __init__(self, job: Job):
-        self.job, self.redis, self.keys = job, job.connection, Keys("", job.id)
+    def __init__(self, redis: Redis, record: JobRecord, worker: str, stopping: threading.Event, outage: _Outage):
+        self.redis, self.record, self.worker, self.stopping, self.outage = redis, record, worker, stopping, outage
+        self.keys = Keys(record.setting, record.id)
         self.state: dict = {"waiting": None, "step": None, "curve": []}
         self._last = -float("inf")
+        self._grace_until = 0.0  # after the record is written again: pages get WATCH_SECONDS to watch again
 
     def save_and_check(self, force: bool = False) -> bool:
+        """Save the progress and say whether to go on: someone watches, nobody asked to stop, the worker is not
+        stopping. Redis unreachable: go on (the pages cannot have left a training they cannot see)."""
+        if self.stopping.is_set():
+            return False
         if not force and time.monotonic() - self._last < CHECK_INTERVAL:
             return True
         self._last = time.monotonic()
-        self.job.meta["progress"] = self.state
-        self.job.save_meta()
-        return (self.redis.zcount(self.keys.watchers, redis_now(self.redis) - WATCH_SECONDS, "+inf") > 0
-                and not self.redis.exists(self.keys.stop))
+        try:
+            if not update(self.redis, self.record.id, progress=json.dumps(self.state, separators=(",", ":"))):
+                self._write_again()
+            watched = recent(self.redis, self.keys.watchers, WATCH_SECONDS) > 0
+            stop = self.redis.exists(self.keys.stop)
+        except RedisError as exc:
+            self.outage.failed(exc, "a job trains")
+            return True
+        self.outage.answered()
+        return (watched or time.monotonic() < self._grace_until) and not stop
+
+    def _write_again(self) -> None:
+        """The job's record vanished (Redis emptied or restarted without its data): write it again as started,
+        with this setting's pointer to it unless another job took the setting meanwhile."""
+        r = self.record
+        log.warning("job %s vanished from Redis while it trained: written again", r.id)
+        key = self.keys.job
+        fields = {"setting": r.setting, "status": STARTED, "config": json.dumps(r.config, separators=(",", ":")),
+                  "eval_every": str(r.eval_every), "fingerprint": r.fingerprint, "worker": self.worker,
+                  "progress": json.dumps(self.state, separators=(",", ":"))}
+        with self.redis.pipeline(transaction=True) as p:
+            (p.hset(key, mapping=fields).expire(key, JOB_TIMEOUT + 3600)
+             .set(self.keys.current, r.id, ex=JOB_TIMEOUT, nx=True)
+             .set(self.keys.taken, self.worker, ex=JOB_TIMEOUT + 600)
+             .set(self.keys.alive, 1, px=int(ALIVE_SECONDS * 1000)).execute())
+        self._grace_until = time.monotonic() + WATCH_SECONDS
 
     def on_wait(self, position: int) -> None:
         self.state["waiting"] = position
@@ -144,62 +198,166 @@ def _every(seconds: float, renew) -> threading.Event:
     return done
 
 
-def train_queued(config: dict, eval_every: int, fingerprint: str) -> dict:
-    """The job: train one setting with ``run.run`` within this machine's budget and cost cap, its progress in
-    the job's metadata, stopping when nobody watches; the finished run goes to the shared ``RedisArchive``.
-    Returns ``{"complete": bool}``."""
-    job = get_current_job()
-    cfg, eval_every = job_arguments(config, eval_every, fingerprint)  # vetted already; a direct call is checked too
-    reporter = _Reporter(job)
-    alive = _every(ALIVE_SECONDS / 3, lambda: job.connection.set(reporter.keys.alive, 1, px=int(ALIVE_SECONDS * 1000)))
-    try:
-        result = run(cfg, reporter.progress, eval_every=eval_every, on_wait=reporter.on_wait, here=True)
-    except Detached:
-        result = RunResult(cfg, complete=False)
-    finally:
-        alive.set()
-    if result.complete:
-        RedisArchive(job.connection, fingerprint).put(cfg, result)
-    reporter.save_and_check(force=True)
-    return {"complete": result.complete}
+class LabWorker:
+    """Takes the lab's jobs from the queue, one at a time, and trains each in this machine's pool."""
 
+    def __init__(self, redis: Redis, secret: bytes, name: str | None = None):
+        self.redis, self.secret = redis, secret
+        self.name = name or f"vitlab-worker-{uuid.uuid4().hex[:12]}"
+        self.taken_by = TAKEN_BY + self.name
+        self.stopping = threading.Event()
+        self.outage = _Outage()
+        self.jobs = 0  # jobs it trained
 
-class LabWorker(SimpleWorker):
-    """RQ's SimpleWorker (jobs run in this process, so the pool's idle workers serve the next job; stopping is
-    the job's own, by its watchers), running only ``vet``-ted jobs, each once. Counts the jobs it ran."""
+    def work(self, burst: bool = False) -> None:
+        """Take jobs until stopped (``burst``: until the queue is empty)."""
+        cleaned = -float("inf")
+        while not self.stopping.is_set():
+            try:
+                if time.monotonic() - cleaned >= CLEAN_SECONDS:
+                    self.clean_up()
+                    cleaned = time.monotonic()
+                if burst:
+                    raw = self.redis.lmove(QUEUE, self.taken_by, "LEFT", "RIGHT")
+                else:
+                    raw = self.redis.blmove(QUEUE, self.taken_by, TAKE_SECONDS, "LEFT", "RIGHT")
+            except RedisError as exc:
+                self.outage.failed(exc, "it waits for a job")
+                self.stopping.wait(1.0)
+                continue
+            self.outage.answered()
+            if raw is None:
+                if burst:
+                    return
+                continue
+            try:
+                self.take(raw)
+            except RedisError as exc:  # the job is left where it is: the clean-up or its pages resolve it
+                self.outage.failed(exc, "it took a job")
 
-    jobs = 0
-
-    def perform_job(self, job: Job, queue: Queue) -> bool:
+    # ------------------------------------------------------------ one entry
+    def take(self, raw: bytes) -> None:
+        job_id = raw.decode("utf-8", errors="replace")
         try:
-            vet(job)
+            record = read_job(self.redis, job_id)
+        except BadJob as exc:
+            return self.refuse(raw, str(exc))
+        if record is None:
+            return self.refuse(raw, f"there is no job {plain(job_id, 80)!r}")
+        if record.status != QUEUED:
+            return self.refuse(raw, f"job {job_id} is {record.status}, not queued: nothing to run")
+        try:
+            cfg, eval_every = job_arguments(record.config, record.eval_every, record.fingerprint)
         except JobRefused as exc:
-            self._refuse(job, queue, str(exc))
-            return False
-        if not self.connection.set(Keys("", job.id).taken, self.name, nx=True, ex=JOB_TIMEOUT + 600):
-            log.warning("job %s was delivered again: it was taken already, so this delivery runs nothing", job.id)
-            with self.connection.pipeline() as p:
-                self.cleanup_execution(job, p)
-                p.lrem(queue.intermediate_queue_key, 1, job.id).execute()
-            return False
+            return self.refuse(raw, f"job {job_id}: {exc}", fail=job_id)
+        keys = Keys(record.setting, job_id)
+        if not self.redis.set(keys.taken, self.name, nx=True, ex=JOB_TIMEOUT + 600):
+            log.warning("job %s was delivered again: it was taken already, so this delivery runs nothing", job_id)
+            # a finished job put back in the queue by hand is finished again; any other is failed, once
+            update(self.redis, job_id, status=FINISHED if record.complete else FAILED,
+                   error="" if record.complete else "it was delivered twice")
+            self.redis.lrem(self.taken_by, 1, raw)
+            return None
+        with self.redis.pipeline(transaction=True) as p:
+            p.set(keys.alive, 1, px=int(ALIVE_SECONDS * 1000)).execute()
+        update(self.redis, job_id, status=STARTED, worker=self.name)
+        log.info("job %s: training %s", job_id, plain(f"{cfg.models} {cfg.train}", 160))
         self.jobs += 1
-        return super().perform_job(job, queue)
+        self.train(record, cfg, eval_every)
+        return None
 
-    def _refuse(self, job: Job, queue: Queue, reason: str) -> None:
-        """Fail ``job`` with ``reason`` through RQ's own bookkeeping, once nothing it names can be called."""
-        log.warning("refused job %s: %s", job.id, reason)
-        job._success_callback_name = job._failure_callback_name = job._stopped_callback_name = None
-        job._success_callback = job._failure_callback = job._stopped_callback = None
-        job.webhooks, job.retries_left = [], None
-        with self.connection.pipeline() as p:
-            p.lrem(queue.intermediate_queue_key, 1, job.id).execute()
-        self.handle_job_failure(job, queue, exc_string=f"refused by the ViT Lab worker: {reason}")
+    def refuse(self, raw: bytes, reason: str, fail: str | None = None) -> None:
+        """Move an entry aside with ``reason`` (failing its job when it is one), in one log line; nothing of it
+        runs."""
+        reason = plain(reason, 400)
+        log.warning("refused %s: %s", plain(raw, 80), reason)
+        with self.redis.pipeline(transaction=True) as p:
+            (p.lrem(self.taken_by, 1, raw).lpush(ASIDE, json.dumps({"entry": plain(raw, 80), "why": reason}))
+             .ltrim(ASIDE, 0, ASIDE_KEPT - 1).execute())
+        if fail is not None:
+            update(self.redis, fail, status=FAILED, error=f"refused by the ViT Lab worker: {reason}")
+
+    # ------------------------------------------------------------ training
+    def train(self, record: JobRecord, cfg: GeneralizationConfig, eval_every: int) -> None:
+        job = _Job(self.redis, record, self.name, self.stopping, self.outage)
+        alive = _every(ALIVE_SECONDS / 3, lambda: self.redis.set(job.keys.alive, 1, px=int(ALIVE_SECONDS * 1000)))
+        try:
+            result = run(cfg, job.progress, eval_every=eval_every, on_wait=job.on_wait, here=True)
+        except Detached:
+            result = RunResult(cfg, complete=False)
+        except Exception as exc:  # noqa: BLE001 (a training that fails fails its job, not the worker)
+            log.exception("job %s failed", record.id)
+            result, error = None, f"{type(exc).__name__}: {plain(exc, 300)}"
+        finally:
+            alive.set()
+        if result is None:
+            self._deliver(lambda: self._end(record, FAILED, error=error))
+        elif result.complete:
+            self._deliver(lambda: self._finish(record, cfg, result, job))
+        elif self.stopping.is_set():
+            self._deliver(lambda: self._hand_back(record))
+        else:
+            self._deliver(lambda: self._end(record, STOPPED, progress=json.dumps(job.state, separators=(",", ":"))))
+            log.info("stopped job %s: nobody watches it any more", record.id)
+
+    def _deliver(self, step) -> None:
+        """Do ``step`` once Redis answers (retrying for DELIVER_SECONDS), or log that it was given up."""
+        deadline = time.monotonic() + DELIVER_SECONDS
+        while True:
+            try:
+                step()
+                self.outage.answered()
+                return
+            except RedisError as exc:
+                self.outage.failed(exc, "a job's end was delivered")
+                if time.monotonic() > deadline:
+                    log.error("a job's end could not be delivered in %.0f s: given up", DELIVER_SECONDS)
+                    return
+                time.sleep(1.0)
+
+    def _finish(self, record: JobRecord, cfg: GeneralizationConfig, result: RunResult, job: _Job) -> None:
+        RedisArchive(self.redis, record.fingerprint, self.secret).put(cfg, result)
+        if not update(self.redis, record.id, progress=json.dumps(job.state, separators=(",", ":"))):
+            job._write_again()
+        self._end(record, FINISHED, complete="1")
+        log.info("finished job %s: its run is stored", record.id)
+
+    def _end(self, record: JobRecord, status: str, **fields: str) -> None:
+        update(self.redis, record.id, status=status, **fields)
+        self.redis.lrem(self.taken_by, 1, record.id)
+
+    def _hand_back(self, record: JobRecord) -> None:
+        """This worker is stopping mid-job: the job goes back to the queue's front, for the next worker."""
+        keys = Keys(record.setting, record.id)
+        with self.redis.pipeline(transaction=True) as p:
+            p.delete(keys.taken, keys.alive).lrem(self.taken_by, 1, record.id).lpush(QUEUE, record.id).execute()
+        update(self.redis, record.id, status=QUEUED, worker="")
+        log.warning("job %s handed back to the queue: this worker is stopping", record.id)
+
+    # ------------------------------------------------------------ the lab's clean-up
+    def clean_up(self) -> None:
+        """Hand back to the queue what dead workers took and never started; forget their lists. (A started job
+        whose worker died is its pages' to hand on: they know whether anyone still wants it.)"""
+        for key in self.redis.scan_iter(match=TAKEN_BY + "*", count=100):
+            worker = key.decode(errors="replace")[len(TAKEN_BY):]
+            if worker == self.name or is_live(self.redis, worker):
+                continue
+            for raw in self.redis.lrange(key, 0, 9):
+                try:
+                    record = read_job(self.redis, raw.decode(errors="replace"))
+                except BadJob as exc:
+                    log.warning("a dead worker's entry dropped: %s", plain(exc, 300))
+                    continue
+                if record is not None and record.status == QUEUED:
+                    log.warning("job %s, taken by a dead worker and never started, is handed back", record.id)
+                    self.redis.lpush(QUEUE, record.id)
+            self.redis.delete(key)
 
 
-def work(url: str, burst: bool = False) -> int:
+def work(url: str, secret: bytes, burst: bool = False) -> int:
     """Take jobs until stopped (``burst``: until the queue is empty), one at a time, each trained in this
     machine's pool (torch is imported once, by this process and its pool's workers). Returns how many jobs
-    it ran."""
+    it trained."""
     redis = connect(url)
     try:
         redis.ping()
@@ -207,24 +365,26 @@ def work(url: str, burst: bool = False) -> int:
         raise OSError(f"cannot use the Redis in {URL_VARIABLE}: {QueueUnreachable(exc)}") from None
     import torch  # noqa: F401  (now, not in the first job)
 
-    # RQ's log lines and this module's on stderr (RQ's own default is stdout): stdout is the command's answer
+    # the log on stderr: stdout is the command's answer
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
-    for name in ("rq.worker", __name__):
-        logging.getLogger(name).addHandler(handler)
-    worker = LabWorker([Queue(QUEUE, connection=redis, serializer=JSONSerializer)], connection=redis,
-                       serializer=JSONSerializer)
-    # The heartbeat on a client of its own: sharing the worker's pool, its commands cut into RQ's blocking wait
-    # for the next job (the worker quit with "Redis connection timeout" after a few idle seconds)
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    worker = LabWorker(redis, secret)
+    previous = {s: signal.signal(s, lambda *_: worker.stopping.set()) for s in (signal.SIGTERM, signal.SIGINT)}
+    # the heartbeat on a client of its own, so that it never waits behind the worker's blocking take
     beat_redis = connect(url)
     beating = _every(ALIVE_SECONDS / 3, lambda: beat(beat_redis, worker.name))
+    log.info("worker %s takes jobs from %s%s", worker.name, QUEUE, " until it is empty" if burst else "")
     try:
-        worker.work(burst=burst, logging_level="INFO", with_scheduler=False)
+        worker.work(burst=burst)
     finally:
         beating.set()
+        for s, handler_before in previous.items():
+            signal.signal(s, handler_before)
         try:
             forget_worker(beat_redis, worker.name)
         except RedisError:
             pass
+    log.info("worker %s stopped after %d job(s)", worker.name, worker.jobs)
     return worker.jobs
-

@@ -1,9 +1,10 @@
 """Finished runs in Redis, shared by every replica and worker: the interface of ``archive.RunArchive``.
 
-Each run is one hash, its result JSON and one field per model's weights (``torch.save`` bytes of a state dict:
-never a pickle). Whoever else writes the Redis, a read is checked in full (``stored_run``): a run that is not
-usable is deleted (``store.ResultStore`` logs it and reads a miss), and an expiry is renewed only for a run
-that passed. Redis's
+Each run is one hash: its result JSON, its signature (``run_signature``: by the class's archive secret) and one
+field per model's weights (``torch.save`` bytes of a state dict: never a pickle). Whoever else writes the
+Redis, a read measures before it reads (the key's type, its number of fields, each field's length) and checks
+in full what it read (the signature, then ``stored_run``): a run that is not usable is deleted
+(``store.ResultStore`` logs it and reads a miss), and an expiry is renewed only for a run that passed. Redis's
 ``maxmemory`` policy bounds the whole (README, *Hosting for a class*).
 """
 
@@ -13,57 +14,90 @@ import json
 
 from redis import Redis
 
+from core.engine.archive import config_key
 from core.engine.queue_redis import setting_id
 from core.engine.run_config import GeneralizationConfig
 from core.engine.run_result import RunResult
-from core.engine.stored_run import UnusableRun, decode_run, max_result_bytes
+from core.engine.run_signature import check_signature, signature
+from core.engine.stored_run import UnusableRun, decode_run, max_result_bytes, max_weights_bytes
+from core.engine.typed_json import plain
 
 RESULT_SECONDS = 7 * 24 * 3600  # a finished run stays this long after it was last read (and Redis's maxmemory)
 WEIGHTS = b"w:"  # the prefix of a weights field: "w:model/seed"
+SIGNATURE = b"sig"
 
 
 class RedisArchive:
-    def __init__(self, redis: Redis, fingerprint: str, ttl: int = RESULT_SECONDS):
-        self.redis, self.fingerprint, self.ttl = redis, fingerprint, ttl
+    def __init__(self, redis: Redis, fingerprint: str, secret: bytes, ttl: int = RESULT_SECONDS):
+        self.redis, self.fingerprint, self.secret, self.ttl = redis, fingerprint, secret, ttl
 
     def _key(self, cfg: GeneralizationConfig) -> str:
         return f"vitlab:run:{setting_id(cfg, self.fingerprint)}"
 
     def get(self, cfg: GeneralizationConfig) -> RunResult | None:
-        """The shared run of ``cfg``, checked in full, or None; one that is not usable is deleted and
+        """The shared run of ``cfg``, signed and checked in full, or None; one that is not usable is deleted and
         ``UnusableRun`` raised (``store.ResultStore`` logs it and reads a miss)."""
         key = self._key(cfg)
         try:
-            size = self.redis.hstrlen(key, "result")  # measured before it is read: a huge run never reaches memory
-            if not size:
-                if self.redis.exists(key):
-                    raise UnusableRun("it has no result")
+            fields = self._read(key, cfg)
+            if fields is None:
                 return None
-            if size > max_result_bytes(cfg):
-                raise UnusableRun(f"its result is {size} bytes, over the {max_result_bytes(cfg)} a run of this "
-                                  "setting can take")
-            fields = self.redis.hgetall(key)
-            weights = {}
-            for name, data in fields.items():
-                if name.startswith(WEIGHTS):
-                    try:
-                        weights[name[len(WEIGHTS):].decode()] = bytes(data)
-                    except UnicodeDecodeError:
-                        raise UnusableRun("a weights field's name is not text") from None
-                elif name != b"result":
-                    raise UnusableRun(f"it has a field {name[:40]!r} no run has")
-            result = decode_run(cfg, fields.get(b"result", b""), weights)
+            text = fields.pop(b"result")
+            signed = fields.pop(SIGNATURE)
+            weights = {name[len(WEIGHTS):].decode(): bytes(data) for name, data in fields.items()}
+            check_signature(self.secret, self.fingerprint, config_key(cfg), text, weights, signed)
+            result = decode_run(cfg, text, weights)
         except UnusableRun:
             self.redis.delete(key)
             raise
         self.redis.expire(key, self.ttl)
         return result
 
+    def _read(self, key: str, cfg: GeneralizationConfig) -> dict[bytes, bytes] | None:
+        """Every field of the run at ``key``, each measured before it is read, or None where there is none."""
+        kind = self.redis.type(key)
+        kind = kind.decode(errors="replace") if isinstance(kind, bytes) else str(kind)
+        if kind == "none":
+            return None
+        if kind != "hash":
+            raise UnusableRun(f"it is a Redis {plain(kind, 20)}, not a hash")
+        most = 2 + len(cfg.jobs)  # the result, the signature, one weights entry per model and seed
+        if self.redis.hlen(key) > most:
+            raise UnusableRun(f"it has more fields than the {most} a run of this setting has")
+        names = _checked_names(self.redis.hkeys(key))
+        with self.redis.pipeline(transaction=False) as p:
+            for name in names:
+                p.hstrlen(key, name)
+            lengths = p.execute()
+        bounds = {b"result": max_result_bytes(cfg), SIGNATURE: 64}
+        for name, length in zip(names, lengths, strict=True):
+            bound = bounds.get(name) or max_weights_bytes(cfg, name[len(WEIGHTS):].decode())
+            if length > bound:
+                raise UnusableRun(f"its field {plain(name, 40)!r} is {length} bytes, over the {bound} it can take")
+        values = self.redis.hmget(key, names)
+        if any(v is None for v in values):
+            raise UnusableRun("it changed while it was read")
+        return dict(zip(names, values, strict=True))
+
     def put(self, cfg: GeneralizationConfig, result: RunResult) -> None:
         if not result.complete:
             return
-        fields = {"result": json.dumps(result.to_json(), separators=(",", ":"), allow_nan=False),
+        text = json.dumps(result.to_json(), separators=(",", ":"), allow_nan=False)
+        fields = {"result": text, SIGNATURE.decode(): signature(self.secret, self.fingerprint, config_key(cfg), text,
+                                                                result.weights),
                   **{WEIGHTS.decode() + name: data for name, data in result.weights.items()}}
         key = self._key(cfg)
         with self.redis.pipeline(transaction=True) as p:  # all of it or nothing
             p.delete(key).hset(key, mapping=fields).expire(key, self.ttl).execute()
+
+
+def _checked_names(names: list[bytes]) -> list[bytes]:
+    """A run's field names: its result, its signature and weights fields, nothing else."""
+    for name in names:
+        if name not in (b"result", SIGNATURE) and not name.startswith(WEIGHTS):
+            raise UnusableRun(f"it has a field {plain(name, 40)!r} no run has")
+        if name.startswith(WEIGHTS) and not name[len(WEIGHTS):].isascii():
+            raise UnusableRun(f"a weights field's name {plain(name, 40)!r} is not one a run has")
+    if b"result" not in names or SIGNATURE not in names:
+        raise UnusableRun("it has no result" if b"result" not in names else "it is not signed")
+    return names

@@ -3,10 +3,13 @@ before any page sees it.
 
 A shared file or Redis is data from outside. Whatever is in it, a page must never show a traceback and a
 server must never run its code: the result JSON has a size bound that the setting implies, every field its
-type (``typed_json``) and its range (an accuracy is a finite number in [0, 1], a seed one of the setting's,
-every list no longer than the setting can produce), and each model's weights load with ``weights_only`` into
-the very model the setting builds, key for key and shape for shape. Anything else raises ``UnusableRun``,
-which the archives log, delete and treat as a miss: the page then offers to train the setting.
+type (``typed_json``) and its range (an accuracy is a finite number in [0, 1], a seed one of the setting's),
+and the run is complete: every model and seed has its row, and each one that trained has its weights, one
+test prediction per test image, one map cell per class and centre, and a test accuracy that is the share of
+its test predictions that are right. Each model's weights load with ``weights_only`` into the very model the
+setting builds, key for key and shape for shape. Anything else raises ``UnusableRun``, which the archives log,
+delete and treat as a miss: the page then offers to train the setting. Whether the lab computed the run, not
+only could have, is its signature's to say (``run_signature``).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import torch
 
 from core.engine.run_config import GeneralizationConfig
 from core.engine.run_result import CurvePoint, PositionScore, RunResult, SeedResult, TestPrediction
-from core.engine.typed_json import checked, from_plain
+from core.engine.typed_json import checked, from_plain, plain
 from core.models.registry import build
 
 RECORD_BYTES = 320  # the most one row, curve point, prediction or map cell takes as JSON, with room to spare
@@ -54,7 +57,7 @@ def decode_run(cfg: GeneralizationConfig, text: str | bytes, weights: dict[str, 
         if result.config != cfg:
             raise ValueError("it holds the run of another setting")
         check_result(result)
-        result.weights = check_weights(cfg, weights)
+        result.weights = check_weights(cfg, weights, result.rows)
     except (ValueError, TypeError) as exc:
         raise UnusableRun(str(exc)) from None
     return result
@@ -93,11 +96,9 @@ def check_result(r: RunResult) -> None:
     if set(_per_job(r.rows, jobs, "the rows", 1)) != jobs:
         raise ValueError(f"a complete run has one row per model and seed ({len(jobs)}), this one {len(r.rows)}")
     _per_job(r.curves, jobs, "the curves", cfg.train.epochs + 1)
-    _per_job(r.test_predictions, jobs, "the test predictions", d.n_test)
     n_classes, centres = len(d.kind.classes), set(d.kind.centres(d.img_size))
-    _per_job(r.position_map, jobs, "the map", n_classes * len(centres) ** 2)
-    for x in r.rows:
-        _check_row(x, cfg.train.epochs)
+    _check_complete(r, _per_job(r.test_predictions, jobs, "the test predictions", d.n_test),
+                    _per_job(r.position_map, jobs, "the map", n_classes * len(centres) ** 2))
     for c in r.curves:
         _fractions("a curve point", c.train_acc, c.test_acc)
         if not 0 <= c.epoch <= cfg.train.epochs:
@@ -120,6 +121,39 @@ def _per_job(items: list, jobs: set[tuple[str, int]], what: str, most: int) -> C
     if counts and max(counts.values()) > most:
         raise ValueError(f"{what} hold {max(counts.values())} entries for one model and seed, at most {most}")
     return counts
+
+
+def _check_complete(r: RunResult, predictions: Counter, cells_per_job: Counter) -> None:
+    """Each (model, seed): its row in range; if it trained, its test predictions one per test image, its map one
+    cell per class and centre, its test accuracy the share of its test predictions that are right; if it
+    diverged, none of these."""
+    d = r.config.data
+    full = {"test predictions": (predictions, d.n_test),
+            "map cells": (cells_per_job, len(d.kind.classes) * len(d.kind.centres(d.img_size)) ** 2)}
+    for x in r.rows:
+        _check_row(x, r.config.train.epochs)
+        for what, (counts, n) in full.items():
+            if counts[(x.model, x.seed)] != (n if x.diverged_at is None else 0):
+                raise ValueError(f"{x.model}/{x.seed} has {counts[(x.model, x.seed)]} {what}, a complete run "
+                                 f"{n if x.diverged_at is None else 0}")
+    _check_distinct(r)
+
+
+def _check_distinct(r: RunResult) -> None:
+    """(Counts are right already.) Each (model, seed) that trained: its test predictions name each test image
+    once, its map names each cell once, and its test accuracy is the share of its test predictions that are
+    right."""
+    images = {(p.model, p.seed, p.index) for p in r.test_predictions}
+    cells = {(m.model, m.seed, m.shape, m.cx, m.cy) for m in r.position_map}
+    if len(images) != len(r.test_predictions) or len(cells) != len(r.position_map):
+        raise ValueError("a test image or a map cell appears twice for one model and seed")
+    right = Counter((p.model, p.seed) for p in r.test_predictions if p.correct)
+    n_test = r.config.data.n_test
+    for x in r.rows:
+        # one image of slack: a logit within float rounding of 0 can read as right in one and wrong in the other
+        if x.diverged_at is None and abs(right[(x.model, x.seed)] / n_test - x.test_acc) > 1 / n_test + 1e-6:
+            raise ValueError(f"{x.model}/{x.seed}: its test accuracy {x.test_acc} is not the share of its test "
+                             f"predictions that are right ({right[(x.model, x.seed)]}/{n_test})")
 
 
 def _check_row(x: SeedResult, epochs: int) -> None:
@@ -147,15 +181,28 @@ def _fractions(where: str, *values: float | None) -> None:
             raise ValueError(f"{where}: {value} is not in [0, 1]")
 
 
-def check_weights(cfg: GeneralizationConfig, weights: dict[str, bytes]) -> dict[str, bytes]:
-    """Each model's weights: named for a model and seed of the setting, within the bytes that model takes, and
-    loaded with ``weights_only`` into that model exactly (every key, every shape, finite numbers)."""
+def max_weights_bytes(cfg: GeneralizationConfig, key: str) -> int:
+    """The most bytes the weights ``key`` ("model/seed") of a run of ``cfg`` can take; ``UnusableRun`` for a key
+    that names no model and seed of the setting."""
     jobs = {f"{name}/{seed}": name for seed, name in cfg.jobs}
+    if key not in jobs:
+        raise UnusableRun(f"weights {plain(key, 60)!r} are for no model and seed of this setting")
+    return 4 * sum(n for _, n in _state_shapes(cfg, jobs[key]).values()) + WEIGHTS_SLACK
+
+
+def check_weights(cfg: GeneralizationConfig, weights: dict[str, bytes], rows: list[SeedResult]) -> dict[str, bytes]:
+    """Each model's weights: one for each model and seed that trained (``rows``), none for another, within the
+    bytes that model takes, and loaded with ``weights_only`` into that model exactly (every key, every shape,
+    finite numbers)."""
+    jobs = {f"{name}/{seed}": name for seed, name in cfg.jobs}
+    trained = {f"{x.model}/{x.seed}" for x in rows if x.diverged_at is None}
+    if set(weights) != trained:
+        extra, missing = sorted(set(weights) - trained), sorted(trained - set(weights))
+        raise ValueError(f"weights {plain(extra[0], 60)!r} are for no model and seed that trained" if extra else
+                         f"the weights of {missing[0]} are missing")
     for key, data in weights.items():
-        if key not in jobs:
-            raise ValueError(f"weights {key!r} are for no model and seed of this setting")
         shapes = _state_shapes(cfg, jobs[key])
-        bound = 4 * sum(n for _, n in shapes.values()) + WEIGHTS_SLACK
+        bound = max_weights_bytes(cfg, key)
         if len(data) > bound:
             raise ValueError(f"weights {key} take {len(data)} bytes, over the {bound} the model can")
         try:

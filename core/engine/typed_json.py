@@ -103,3 +103,12 @@ def _name(tp: Any) -> str:
 def _shown(v: object) -> str:
     text = repr(v)
     return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
+
+
+def plain(text: object, limit: int = 200) -> str:
+    """Text from a shared store as one printable line of at most ``limit`` characters: newlines and other
+    control characters escaped (a value cannot forge log lines), nothing else interpreted."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    line = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text))
+    return line if len(line) <= limit else line[:limit - 1] + "…"

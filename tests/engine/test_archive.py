@@ -1,4 +1,5 @@
 import functools
+import json
 import logging
 import sqlite3
 
@@ -8,11 +9,13 @@ from core.engine.archive import FILE_NAME, RunArchive, archive_bytes, config_key
 from core.engine.run import run
 from core.engine.run_config import TrainConfig, with_value
 from core.engine.run_result import RunResult
+from core.engine.run_signature import KEY_FILE, SECRET_VARIABLE, signature
 from core.engine.store import ResultStore
 from core.engine.stored_run import UnusableRun
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from support.hostile_runs import hostile_rows
 
+SECRET = b"an-archive-secret-for-tests"
 TINY = with_value(with_value(PRESETS["tiny"], "train", TrainConfig(epochs=5, seeds=(0,))), "models", ("cnn",))
 
 
@@ -47,11 +50,11 @@ def test_bounded_in_bytes_least_recently_used_out(tmp_path):
     too_small = open_archive("code", tmp_path, max_bytes=1)
     too_small.put(configs[0], _result(configs[0]))
     assert len(too_small) == 0  # a run alone larger than the bound is not kept
-    archive = RunArchive(tmp_path / "b.sqlite3", "code", max_bytes=10**9)
+    archive = RunArchive(tmp_path / "b.sqlite3", "code", SECRET, max_bytes=10**9)
     for cfg in configs:
         archive.put(cfg, _result(cfg))
     one = archive.nbytes // 4 + 64  # the mean run, and room for the few bytes a run's numbers differ by
-    archive = RunArchive(tmp_path / "c.sqlite3", "code", max_bytes=3 * one)
+    archive = RunArchive(tmp_path / "c.sqlite3", "code", SECRET, max_bytes=3 * one)
     archive.put(configs[0], _result(configs[0]))
     for cfg in configs[1:3]:
         archive.put(cfg, _result(cfg))
@@ -67,11 +70,13 @@ def test_incomplete_runs_are_not_kept(tmp_path):
     assert archive.get(TINY) is None and len(archive) == 0
 
 
-def _spoil(path, text: str, weights: dict) -> None:
-    """Another writer of the shared file replaces the stored run's result and weights."""
+def _spoil(path, text: str, weights: dict, secret: bytes | None = None) -> None:
+    """Another writer of the shared file replaces the stored run's result and weights (signed with ``secret``
+    where given: one who holds the secret, or a bug in the lab's own writing)."""
+    signed = None if secret is None else signature(secret, "code", config_key(TINY), text, weights)
     db = sqlite3.connect(path)
     with db:
-        db.execute("UPDATE runs SET result = ?", (text,))
+        db.execute("UPDATE runs SET result = ?, sig = ?", (text, signed))
         db.execute("DELETE FROM weights")
         db.executemany("INSERT INTO weights VALUES (?, ?, ?, ?)",
                        [(config_key(TINY), "code", name, data) for name, data in weights.items()])
@@ -80,15 +85,16 @@ def _spoil(path, text: str, weights: dict) -> None:
 
 @pytest.mark.parametrize("case", list(hostile_rows(_result(TINY))))
 def test_a_row_that_is_not_usable_is_logged_deleted_and_read_as_a_miss(tmp_path, caplog, case, capsys):
+    """Each case signed with the archive's own secret: what is checked beyond the signature holds too."""
     archive = open_archive("code", tmp_path)
     text, weights = hostile_rows(_result(TINY))[case]
     archive.put(TINY, _result(TINY))
-    _spoil(tmp_path / FILE_NAME, text, weights)
+    _spoil(tmp_path / FILE_NAME, text, weights, archive.secret)
     with pytest.raises(UnusableRun):
         archive.get(TINY)
     assert len(archive) == 0 and "code ran" not in capsys.readouterr().out  # deleted, and no pickle ran
     archive.put(TINY, _result(TINY))
-    _spoil(tmp_path / FILE_NAME, text, weights)
+    _spoil(tmp_path / FILE_NAME, text, weights, archive.secret)
     store = ResultStore(archive=archive)
     with caplog.at_level(logging.WARNING):
         assert store.get(TINY) is None  # the store: a log line and a miss, the reason kept for the page
@@ -145,3 +151,69 @@ def test_the_bound_comes_from_the_environment(monkeypatch):
     monkeypatch.setenv("VITLAB_ARCHIVE_BYTES", "lots")
     with pytest.raises(ValueError, match="VITLAB_ARCHIVE_BYTES.*'lots'"):
         archive_bytes()
+
+
+def _forged(result: RunResult) -> str:
+    """The run's JSON with the first row's test accuracy set to 12.5 %: well formed, and false."""
+    plain = json.loads(json.dumps(result.to_json()))
+    plain["rows"][0]["test_acc"] = 0.125
+    return json.dumps(plain)
+
+
+def test_a_forged_or_unsigned_row_is_never_served(tmp_path, monkeypatch):
+    """Reproduction 8 on SQLite: a well-formed run with a false accuracy was shown as computed."""
+    monkeypatch.delenv(SECRET_VARIABLE, raising=False)
+    archive = open_archive("code", tmp_path)
+    assert (tmp_path / KEY_FILE).stat().st_mode & 0o077 == 0  # the secret a server alone made, for its user only
+    good = _result(TINY)
+    for secret, why in ((None, "not signed"), (b"someone-else's secret", "signature does not match")):
+        archive.put(TINY, good)
+        _spoil(tmp_path / FILE_NAME, _forged(good), good.weights, secret)
+        with pytest.raises(UnusableRun, match=why):
+            archive.get(TINY)
+        assert len(archive) == 0
+    archive.put(TINY, good)  # the server's own run, after a restart: the same secret, kept beside the file
+    assert open_archive("code", tmp_path).get(TINY).rows == good.rows
+
+
+def test_a_forged_row_signed_with_the_secret_still_fails_the_completeness_check(tmp_path):
+    archive = open_archive("code", tmp_path)
+    good = _result(TINY)
+    archive.put(TINY, good)
+    _spoil(tmp_path / FILE_NAME, _forged(good), good.weights, archive.secret)
+    with pytest.raises(UnusableRun, match="not the share of its test predictions"):
+        archive.get(TINY)
+
+
+def test_a_huge_weights_value_is_measured_not_read(tmp_path):
+    """Reproduction 7 on SQLite: every value's length is measured before it is read."""
+    import tracemalloc
+
+    archive = open_archive("code", tmp_path)
+    archive.put(TINY, _result(TINY))
+    db = sqlite3.connect(tmp_path / FILE_NAME)
+    with db:
+        db.execute("UPDATE weights SET data = zeroblob(64 * 1024 * 1024)")
+    db.close()
+    tracemalloc.start()
+    try:
+        with pytest.raises(UnusableRun, match="bytes, over the"):
+            archive.get(TINY)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2**20, peak
+
+
+def test_an_archive_file_from_before_signing_is_upgraded_and_its_runs_trained_again(tmp_path):
+    db = sqlite3.connect(tmp_path / FILE_NAME)
+    db.executescript("CREATE TABLE runs (config TEXT NOT NULL, fingerprint TEXT NOT NULL, result TEXT NOT NULL, "
+                     "nbytes INTEGER NOT NULL, used REAL NOT NULL, PRIMARY KEY (config, fingerprint));")
+    db.execute("INSERT INTO runs VALUES (?, 'code', ?, 1, 0)", (config_key(TINY), json.dumps(_result(TINY).to_json())))
+    db.commit()
+    db.close()
+    archive = open_archive("code", tmp_path)
+    with pytest.raises(UnusableRun, match="not signed"):
+        archive.get(TINY)
+    archive.put(TINY, _result(TINY))
+    assert archive.get(TINY) is not None

@@ -12,7 +12,7 @@ from core.engine.flights import Flights
 from core.engine.queue_flights import QueueFlights
 from core.engine.queue_redis import connect
 from core.engine.redis_archive import RedisArchive
-from support.services import REDIS_SERVER, redis_server, require, start_worker, stop
+from support.services import ARCHIVE_SECRET, REDIS_SERVER, redis_server, require, start_worker, stop
 from tests.apptest_helpers import assert_clean, page
 from ui.server_runs import result_store, run_flights
 
@@ -24,6 +24,7 @@ LINK = {"models": "CNN", "n_train": "120", "n_test": "100", "epochs": "14", "see
 def restart(tmp_path, monkeypatch):
     """``restart()``: a new server process (its caches gone), on an archive of this test's own."""
     monkeypatch.setenv("VITLAB_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("VITLAB_ARCHIVE_SECRET", ARCHIVE_SECRET)  # a class's replicas all have it
 
     def restart():
         result_store.clear()
@@ -58,7 +59,7 @@ def test_with_a_redis_a_link_trains_on_a_worker_and_another_replica_shows_it_wit
             flights = run_flights()
             assert isinstance(flights, QueueFlights) and flights.started == 1
             assert isinstance(result_store().archive, RedisArchive)
-            assert "Job OK" in (tmp_path / "worker.log").read_text() or connect(url).keys("vitlab:run:*")
+            assert "finished job" in (tmp_path / "worker.log").read_text() and connect(url).keys("vitlab:run:*")
             restart()  # the other replica: nothing in its memory
             at = page(PAGE, timeout=60, query=LINK)
             assert_clean(at)
@@ -126,7 +127,7 @@ def test_an_archive_redis_alone_keeps_runs_for_a_fresh_server_and_no_worker_trai
         assert_clean(at)
         assert isinstance(run_flights(), Flights) and run_flights().started == 1  # trained here, no queue
         assert isinstance(result_store().archive, RedisArchive) and connect_redis(url).keys("vitlab:run:*")
-        assert not connect_redis(url).keys("rq:*")  # nothing was queued for a worker
+        assert not connect_redis(url).keys("vitlab:job:*")  # nothing was queued for a worker
         monkeypatch.setenv("VITLAB_DATA_DIR", str(tmp_path / "second"))  # a woken app: its disk is new
         restart()
         at = page(PAGE, timeout=60, query=LINK)
@@ -154,3 +155,99 @@ def test_an_archive_redis_that_refuses_the_password_costs_one_warning_and_the_pa
         assert len(warned) == 1 and "refused the password in VITLAB_ARCHIVE_URL" in warned[0]
         assert "wrong-one" not in caplog.text and "right-one" not in caplog.text
         assert result_store().archive is None and isinstance(run_flights(), Flights)
+
+
+@pytest.mark.parametrize("variable", ["VITLAB_REDIS_URL", "VITLAB_ARCHIVE_URL"])
+def test_a_malformed_redis_url_costs_one_warning_and_the_pages_work(restart, monkeypatch, caplog, variable):
+    """Reproduction 10: a bad port in the URL gave a traceback with server paths on every page."""
+    import logging
+
+    monkeypatch.setenv(variable, "redis://:do-not-show-me@127.0.0.1:notaport/0")
+    restart()
+    with caplog.at_level(logging.WARNING):
+        at = page(PAGE, timeout=60)
+        at.button(key="predict_skip").click().run()
+        assert_clean(at)
+        assert_clean(page("pages/1_Patchify.py", timeout=60))
+    warned = [r.getMessage() for r in caplog.records if "is not a Redis URL" in r.getMessage()]
+    assert len(warned) == 1 and variable in warned[0] and "do-not-show-me" not in caplog.text
+    assert result_store().archive is None and isinstance(run_flights(), Flights)
+
+
+def test_a_class_redis_without_the_archive_secret_says_what_to_set(restart, monkeypatch, caplog, tmp_path):
+    import logging
+
+    require(REDIS_SERVER)
+    monkeypatch.delenv("VITLAB_ARCHIVE_SECRET")
+    with redis_server(tmp_path) as url:
+        monkeypatch.setenv("VITLAB_REDIS_URL", url)
+        restart()
+        with caplog.at_level(logging.WARNING):
+            assert_clean(page(PAGE, timeout=60))
+    (warned,) = [r.getMessage() for r in caplog.records if "VITLAB_ARCHIVE_SECRET" in r.getMessage()]
+    assert "is not set" in warned and "the same on every replica and worker" in warned
+    assert isinstance(run_flights(), Flights) and result_store().archive is None
+
+
+def test_text_from_the_store_is_shown_as_text_never_as_markdown(restart, monkeypatch, tmp_path):
+    """Reproduction 9: a weights key named as a markdown link became a clickable link in the page's warning."""
+    from core.engine.archive import config_key
+    from core.engine.fingerprint import code_fingerprint
+    from core.engine.run_signature import signature
+
+    require(REDIS_SERVER)
+    monkeypatch.delenv("VITLAB_REDIS_URL", raising=False)
+    with redis_server(tmp_path) as url:
+        monkeypatch.setenv("VITLAB_ARCHIVE_URL", url)
+        restart()
+        assert_clean(page(PAGE, timeout=180, query=LINK))  # trained here, stored in the Redis
+        redis = connect(url)
+        (key,) = redis.keys("vitlab:run:*")
+        (cfg,) = list(result_store()._lru)
+        lure = "[Your lab needs an update: click here](https://example.com/update)/0"
+        fields = redis.hgetall(key)
+        weights = {k[2:].decode(): v for k, v in fields.items() if k.startswith(b"w:")}
+        weights[lure] = weights.pop(next(iter(weights)))
+        text = fields[b"result"].decode()
+        redis.delete(key)
+        redis.hset(key, mapping={"result": text, "sig": signature(ARCHIVE_SECRET.encode(), code_fingerprint(),
+                                                                   config_key(cfg), text, weights),
+                                 **{f"w:{k}": v for k, v in weights.items()}})
+        restart()
+        at = page(PAGE, timeout=60, query=LINK)
+        assert_clean(at)
+        assert any("could not be used, so it was deleted" in w.value for w in at.warning)
+        shown_as_markdown = [m.value for m in [*at.warning, *at.markdown, *at.caption, *at.info, *at.error]]
+        assert not any("example.com" in v for v in shown_as_markdown), shown_as_markdown
+        assert any(lure[:40] in t.value for t in at.text), [t.value for t in at.text]
+
+
+def test_a_hand_made_job_for_the_setting_is_passed_over_never_a_traceback(restart, monkeypatch, tmp_path):
+    """Reproduction 5: a hand-made job hash named as the setting's current job crashed the page with a traceback
+    and server paths."""
+    from core.engine.fingerprint import code_fingerprint
+    from core.engine.queue_redis import setting_id
+
+    require(REDIS_SERVER)
+    with redis_server(tmp_path) as url:
+        monkeypatch.setenv("VITLAB_REDIS_URL", url)
+        restart()
+        worker = start_worker(url, tmp_path / "worker.log")
+        try:
+            assert_clean(page(PAGE, timeout=180, query=LINK))
+            (cfg,) = list(result_store()._lru)
+            redis = connect(url)
+            setting = setting_id(cfg, code_fingerprint())
+            for current, fields in (("x", {"data": "x", "status": "pwned"}),
+                                    (f"vitlab-{setting}-0000beef", {"data": "x", "status": "pwned"}),
+                                    (f"vitlab-{setting}-0000feed", {"status": "started", "progress": "[1, 2]"})):
+                redis.delete(*redis.keys("vitlab:run:*"))
+                redis.hset(f"vitlab:job:{current}", mapping=fields)
+                redis.set(f"vitlab:current:{setting}", current)
+                restart()
+                at = page(PAGE, timeout=180, query=LINK)
+                assert_clean(at)
+                at.button(key="predict_skip").click().run()
+                assert [m.label for m in at.metric] == ["CNN · test (unseen)"]
+        finally:
+            stop(worker)
