@@ -88,6 +88,7 @@ class QueueTicket(RunTicket):
         self._missing_since: float | None = None  # when this page first saw the job started without a heartbeat
         self._gone_since: float | None = None  # when this page first saw the job's record missing
         self._no_worker_since: float | None = None  # when this page first saw it queued with no live worker
+        self._unreachable_since: float | None = None  # when Redis first failed to answer this page
         self._watch()
 
     @property
@@ -108,13 +109,19 @@ class QueueTicket(RunTicket):
         self._watch()
 
     def wait(self, timeout: float) -> Snapshot:
-        """The job's state after ``timeout`` seconds, or as soon as it is over."""
+        """The job's state after ``timeout`` seconds, or as soon as it is over. A Redis that does not answer
+        (restarting, failing over) is waited for ALIVE_SECONDS, then ``QueueUnreachable``."""
         deadline = time.monotonic() + timeout
         while True:
             try:
                 s = self._read()
+                self._unreachable_since = None
             except RedisError as exc:
-                raise QueueUnreachable(exc) from None
+                self._unreachable_since = self._unreachable_since or time.monotonic()
+                if time.monotonic() - self._unreachable_since >= ALIVE_SECONDS:
+                    raise QueueUnreachable(exc) from None
+                s = Snapshot(None, None, [], eval_every=self.eval_every,
+                             note="the training queue (Redis) does not answer: waiting for it to come back")
             left = deadline - time.monotonic()
             if s.finished or left <= 0:
                 return s

@@ -198,6 +198,7 @@ def test_a_taken_job_whose_worker_died_before_it_started_is_handed_back(redis_ur
     redis.lmove(QUEUE, "vitlab:wip:dead-worker", "LEFT", "RIGHT")  # taken, then the worker died
     answer, log = burst(redis_url)
     assert answer == {"jobs": 1} and "handed back" in log and not redis.exists("vitlab:wip:dead-worker")
+    assert read_job(redis, job_id).status == "finished"
 
 
 def test_a_job_s_setting_too_large_to_read_is_refused_before_it_is_read(redis_url):
