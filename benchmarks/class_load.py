@@ -38,7 +38,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from benchmarks.class_same_setting import command_line_seconds
 from core.lessons.lesson1_patchify import PatchifyConfig, run_patchify
 from support.browser import streamlit_server
-from support.services import redis_server, start_worker, stop
+from support.services import class_env, redis_server, start_worker, stop
 
 READING = 8.0  # seconds the learners read the page before pressing Run (its workers start after WARM_DELAY, 5 s)
 
@@ -160,7 +160,7 @@ def main() -> None:
         env = {"VITLAB_DATA_DIR": str(tmp / "data")}
         if args.replicas > 1:
             url = stack.enter_context(redis_server(tmp))
-            env["VITLAB_REDIS_URL"] = url
+            env.update(class_env(url))
             for i in range(2):
                 stack.callback(stop, start_worker(url, tmp / f"worker{i}.log"))
         bases = []

@@ -15,7 +15,7 @@ from contextlib import ExitStack
 import pytest
 
 from support.browser import CHROMIUM, CHROMIUM_ARGS, require_browser, revealed_metric, streamlit_server
-from support.services import NGINX, REDIS_SERVER, nginx_proxy, redis_server, require, start_worker, stop
+from support.services import NGINX, REDIS_SERVER, class_env, nginx_proxy, redis_server, require, start_worker, stop
 
 sync_playwright = require_browser()
 pytestmark = pytest.mark.e2e
@@ -25,7 +25,7 @@ SECRET = "the-same-secret-on-every-replica"
 
 
 def jobs_done(log) -> int:
-    return log.read_text().count("Job OK")
+    return log.read_text().count("finished job")
 
 
 def result_of(page) -> str:
@@ -42,7 +42,7 @@ def test_two_replicas_behind_nginx_share_one_redis_and_its_worker(tmp_path):
         stack.callback(stop, worker)
         replicas = []
         for i in range(2):
-            env = {"VITLAB_REDIS_URL": url, "VITLAB_DATA_DIR": str(tmp_path / f"data{i}"),
+            env = {**class_env(url), "VITLAB_DATA_DIR": str(tmp_path / f"data{i}"),
                    "STREAMLIT_SERVER_COOKIE_SECRET": SECRET}
             base, _, proc = stack.enter_context(streamlit_server(env=env))
             replicas.append((base, proc))
