@@ -283,10 +283,10 @@ def test_every_watcher_of_a_job_whose_worker_died_twice_reads_the_same_reason(re
     tickets = [replica(redis_url).attach(cfg) for _ in range(4)]
     for _ in range(queue_flights.RETRIES + 1):
         before = tickets[0].job_id
-        until(tickets[0], lambda s: tickets[0].job_id != before or s.step is not None)
+        until(tickets[0], lambda s, before=before: tickets[0].job_id != before or s.step is not None)
         os.kill(worker.procs[-1].pid, signal.SIGKILL)
         worker()
-        until(tickets[0], lambda s: tickets[0].job_id != before or s.finished, timeout=60)
+        until(tickets[0], lambda s, before=before: tickets[0].job_id != before or s.finished, timeout=60)
     errors = {str(until(t, lambda s: s.finished, timeout=60).error) for t in tickets}
     assert len(errors) == 1 and "stopped, 2 times" in errors.pop()
 
