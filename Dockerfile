@@ -1,5 +1,5 @@
 # One ViT Lab replica: the app and its shipped results. Replicas share finished runs and training workers only
-# through a Redis (VITLAB_REDIS_URL); without one each keeps its own runs. See README, "Hosting for a class",
+# through a Redis (VITLAB_REDIS_URL, with VITLAB_ARCHIVE_SECRET); without one each keeps its own runs. See README, "Hosting for a class",
 # and deploy/nginx.conf for the proxy in front of them.
 FROM python:3.12-slim
 WORKDIR /app

@@ -44,6 +44,7 @@ READING = 8.0  # seconds the learners read the page before pressing Run (its wor
 
 # lesson 3's Run, as a browser submits its form: the epochs slider (steps of 10) and the Run button together
 RUN_EPOCHS = range(110, 410, 10)  # 30 settings: the lesson at other epochs, none shipped
+OPEN_SECONDS = 120.0  # for a session to connect, and for its page to finish its first drawing
 
 
 class Session:
@@ -57,14 +58,29 @@ class Session:
         self.exceptions: list[str] = []
         self.ws = None
 
-    async def open(self) -> float:
-        self.ws = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None, open_timeout=120,
+    async def open(self, *keys: str, timeout: float = OPEN_SECONDS) -> float:
+        """Connect and run the page until it has drawn; ``keys``: the widgets this learner will move, which
+        the page must have drawn (else an error that names them, not a failure at the first move)."""
+        self.ws = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None, open_timeout=timeout,
                                            ping_interval=None)
-        return await self.rerun()
+        try:
+            async with asyncio.timeout(timeout):
+                seconds = await self.rerun()
+        except TimeoutError:
+            raise TimeoutError(f"{self.page} did not finish drawing within {timeout:.0f} s") from None
+        self.check(*keys)
+        return seconds
 
-    async def rerun(self, **changes) -> float:
-        """Run the page again (the first time: open it) with ``changes`` (user key -> value) to the widgets;
-        the seconds until the script finished."""
+    def check(self, *keys: str) -> None:
+        """Fail, naming them, if the page has not drawn the widgets ``keys`` (rather than a bare KeyError)."""
+        missing = [key for key in keys if key not in self.widgets]
+        if missing:
+            raise LookupError(f"{self.page} drew no widget {', '.join(map(repr, missing))} "
+                              f"(it drew: {', '.join(sorted(self.widgets)) or 'none'})")
+
+    def request(self, changes: dict) -> BackMsg:
+        """The page's rerun with the widget states of ``changes``, as the browser sends it."""
+        self.check(*changes)
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string, state.page_name = self.query, self.page
@@ -78,6 +94,14 @@ class Session:
                 widget.double_array_value.data[:] = [value]
             else:
                 widget.int_value = value
+        return msg
+
+    async def rerun(self, **changes) -> float:
+        """Run the page again (the first time: open it) with ``changes`` (user key -> value) to the widgets;
+        the seconds until the script finished. A run that ends early for a rerun the server starts itself
+        (``st.rerun``: a fresh server's first run of a page opened by name hands over to app.py once, see
+        ui/widgets.navigation_first) is not the end: the page draws in that next run."""
+        msg = self.request(changes)
         start = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         self.metrics, self.exceptions = {}, []
@@ -85,7 +109,9 @@ class Session:
             fm = ForwardMsg()
             fm.ParseFromString(await self.ws.recv())
             kind = fm.WhichOneof("type")
-            if kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
+            if kind == "new_session":  # a script run starts: what counts is what the last one shows
+                self.metrics, self.exceptions = {}, []
+            elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
                 element = fm.delta.new_element
                 name = element.WhichOneof("type")
                 proto = getattr(element, name)
@@ -95,7 +121,7 @@ class Session:
                     self.exceptions.append(proto.message)
                 elif getattr(proto, "id", ""):
                     self.widgets[proto.label if name == "button" else proto.id.rsplit("-", 1)[-1]] = (name, proto)
-            elif kind == "script_finished":
+            elif kind == "script_finished" and fm.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                 return time.perf_counter() - start
 
     async def close(self) -> None:
@@ -115,7 +141,7 @@ async def browse(bases: list[str], n: int, seconds: float) -> dict:
         rng = random.Random(i)
         s = Session(bases[i % len(bases)], "Patchify", "")
         try:
-            await s.open()
+            await s.open("weight_seed")
             end = time.perf_counter() + seconds
             while time.perf_counter() < end:
                 await asyncio.sleep(rng.uniform(2, 6))
@@ -139,7 +165,7 @@ async def runs(bases: list[str], epochs: list[int]) -> dict:
     workers meanwhile, as for a learner); then all press Run at once, each with its epochs: seconds from
     that moment until the last one's script finished (its result stored and drawn)."""
     sessions = [Session(bases[i % len(bases)], "ViT_vs_CNN", "") for i in range(len(epochs))]
-    await asyncio.gather(*(s.open() for s in sessions))
+    await asyncio.gather(*(s.open("epochs", "Run") for s in sessions))
     await asyncio.sleep(READING)
     start = time.perf_counter()
     done = await asyncio.gather(*(s.rerun(epochs=e, Run=True) for s, e in zip(sessions, epochs, strict=True)))

@@ -314,3 +314,16 @@ def test_a_redis_that_does_not_answer_a_connection_is_given_up_in_seconds():
     """A page opening while a class's Redis is away waits at most CONNECT_SECONDS to say so, not the OS's minutes."""
     client = connect("redis://:secret@127.0.0.1:1/0")
     assert client.connection_pool.connection_kwargs["socket_connect_timeout"] == queue_redis.CONNECT_SECONDS <= 5
+
+
+def test_a_heartbeat_from_the_future_keeps_no_learner_waiting(redis_url, patient):
+    """Reproduction 6: ``ZADD vitlab:workers 99999999999 ghost`` with no worker kept pages saying "you are next"
+    for more than 75 s. A heartbeat ahead of Redis's clock counts for nothing: the page is told in seconds."""
+    redis = connect(redis_url)
+    redis.flushdb()
+    redis.zadd(queue_redis.WORKERS, {"ghost": 99999999999})
+    with replica(redis_url).attach(SMALL) as ticket:
+        start = time.monotonic()
+        s = ticket.wait(queue_flights.NO_WORKER_SECONDS + 5)
+    assert isinstance(s.error, TrainingStopped) and "no training worker" in str(s.error)
+    assert time.monotonic() - start < queue_flights.NO_WORKER_SECONDS + 2
