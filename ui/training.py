@@ -14,7 +14,7 @@ from core.engine.run_result import RunResult
 from ui.figures import model_figures
 from ui.prediction import judge
 from ui.server_runs import run_flights
-from ui.widgets import URL, plot
+from ui.widgets import URL, as_text, plot
 
 LIVE_POINTS = 25  # test-accuracy points per model and seed on the live curve
 BAR_INTERVAL = 1.0  # seconds between two updates of the bar: enough for the eye, cheap for a browser on the same cores
@@ -120,7 +120,7 @@ def train_live(cfg: GeneralizationConfig, curve: bool = True, again: bool = Fals
         return RunResult(cfg, complete=False)
     view.clear()
     if isinstance(s.error, TrainingStopped):  # a worker gone, the queue emptied: the reason, in one line
-        st.error(f"The run stopped before its result: {s.error}")
+        st.error(f"The run stopped before its result: {as_text(s.error)}")  # the reason may quote Redis
         return RunResult(cfg, complete=False)
     if s.error is not None:
         raise s.error
@@ -130,7 +130,7 @@ def train_live(cfg: GeneralizationConfig, curve: bool = True, again: bool = Fals
 def cannot_train(exc: OSError) -> str:
     """Why training cannot start, and whether trying again can help (a wrong password never will)."""
     again = " Nothing was lost: press Run again in a minute." if getattr(exc, "retry", True) else ""
-    return f"Cannot train now: {exc}.{again}"
+    return f"Cannot train now: {as_text(exc)}.{again}"
 
 
 def sweep_live(base: GeneralizationConfig, s: Sweep, refused: str) -> list[dict] | None:
@@ -151,7 +151,7 @@ def sweep_live(base: GeneralizationConfig, s: Sweep, refused: str) -> list[dict]
                              on_wait=lambda pos: bar.progress(0.0, text=f"Waiting for the server: {pos} run(s) ahead…"))
     except (OSError, TrainingStopped) as exc:
         bar.empty()
-        st.error(cannot_train(exc) if isinstance(exc, OSError) else f"The sweep stopped before its result: {exc}")
+        st.error(cannot_train(exc) if isinstance(exc, OSError) else f"The sweep stopped before its result: {as_text(exc)}")
         return None
     bar.empty()
     return None if rows is None else [asdict(r) for r in rows]

@@ -28,6 +28,12 @@ URL = "query-params"
 PLOTLY_CONFIG = {"displaylogo": False, "displayModeBar": False}
 
 
+def as_text(text: object) -> str:
+    """``text`` for a markdown element, shown as written: every ASCII punctuation mark escaped, so that text from
+    outside (a reason read from Redis or a shared file) makes no link, no emphasis, no autolink, no directive."""
+    return "".join("\\" + c if c.isascii() and not c.isalnum() and not c.isspace() else c for c in str(text))
+
+
 def show_source(*objects, label: str = "Show the code that ran (from `core`, read live with `inspect`)") -> None:
     """Show the real source of what the page just ran: never a pasted copy that could drift. Drawn only when
     asked for: highlighting it is a visible part of a page's first draw (benchmarks/browser_latency.py)."""

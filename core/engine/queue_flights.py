@@ -26,7 +26,7 @@ import time
 import uuid
 
 from redis import Redis
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 
 from core.engine.fingerprint import code_fingerprint
 from core.engine.flights import RunTicket, Snapshot, Step, TrainingStopped
@@ -53,8 +53,10 @@ from core.engine.queue_redis import (
     Keys,
     QueueUnreachable,
     live_workers,
+    read_small,
     recent,
     redis_now,
+    repaired,
     setting_id,
 )
 from core.engine.queue_worker import MAX_EVAL_EVERY, WATCH_SECONDS
@@ -99,8 +101,12 @@ class QueueTicket(RunTicket):
         if not self.job_id:
             return
         keys = Keys(self.setting, self.job_id)
-        with self._redis.pipeline() as p:
-            p.zadd(keys.watchers, {self.member: redis_now(self._redis)}).expire(keys.watchers, 3600).execute()
+
+        def watch() -> None:
+            with self._redis.pipeline() as p:
+                p.zadd(keys.watchers, {self.member: redis_now(self._redis)}).expire(keys.watchers, 3600).execute()
+
+        repaired(self._redis, keys.watchers, watch)
 
     def follow(self, job_id: str) -> None:
         """Watch ``job_id`` instead of the job this ticket watched (it was handed on)."""
@@ -172,12 +178,12 @@ class QueueTicket(RunTicket):
 
     def _running(self, job: JobRecord) -> Snapshot:
         """A queued or started job: its place in line, its progress, and whether any worker is there to take it."""
-        waiting, step, curve = _progress(job.progress)
+        waiting, step, curve = _progress(job.progress, self.cfg)
         note = ""
         if job.status != QUEUED:
             self._no_worker_since = None  # the wait for a worker counts from the job's last time in the queue
         else:
-            waiting = self._redis.lpos(QUEUE, self.job_id) or 0
+            waiting = _position(self._redis, self.job_id)
             if live_workers(self._redis):
                 self._no_worker_since = None
             else:
@@ -230,9 +236,18 @@ class QueueTicket(RunTicket):
             log.warning("could not detach from a training job (%s)", exc)
 
 
-def _progress(progress: object) -> tuple[int | None, Step | None, list[dict]]:
+def _position(redis: Redis, job_id: str) -> int:
+    """The job's place in the queue (0: next, or taken); a queue of another type than a list reads as 0."""
+    try:
+        return redis.lpos(QUEUE, job_id) or 0
+    except ResponseError:
+        return 0
+
+
+def _progress(progress: object, cfg: GeneralizationConfig) -> tuple[int | None, Step | None, list[dict]]:
     """The job's place in line, last epoch and curve from its record; anything of another shape (a hand-made
-    entry) reads as no progress yet."""
+    entry: another type, a model or seed the setting does not train) reads as no progress yet."""
+    jobs = {(name, seed) for seed, name in cfg.jobs}
     if not isinstance(progress, dict):
         return None, None, []
     waiting, step, curve = progress.get("waiting"), progress.get("step"), progress.get("curve", [])
@@ -241,12 +256,12 @@ def _progress(progress: object) -> tuple[int | None, Step | None, list[dict]]:
         waiting = None
     if not (isinstance(step, list) and len(step) == len(types) and all(
             isinstance(v, t) and not isinstance(v, bool) or t is float and type(v) is int
-            for v, t in zip(step, types, strict=True)) and 0 <= step[4] <= step[5]):
+            for v, t in zip(step, types, strict=True)) and 0 <= step[4] <= step[5] and (step[0], step[1]) in jobs):
         step = None
     point = {"model": str, "seed": int, "epoch": int, "test_acc": float}
     if not (isinstance(curve, list) and all(
             isinstance(p, dict) and set(p) == set(point) and all(isinstance(p[k], t) for k, t in point.items())
-            for p in curve)):
+            and (p["model"], p["seed"]) in jobs for p in curve)):
         curve = []
     return waiting, (Step(*step) if step else None), list(curve)
 
@@ -265,10 +280,23 @@ class QueueFlights:
         except RedisError as exc:
             raise QueueUnreachable(exc) from None
 
+    def _lock(self, setting: str):
+        """The setting's lock, held at most 30 s; a lock key without an expiry was not made by a page, and goes."""
+        key = Keys(setting).lock
+        if self.redis.ttl(key) == -1:
+            log.warning("%s had no expiry (not a page's lock): deleted", key)
+            self.redis.delete(key)
+        return self.redis.lock(key, timeout=30, blocking_timeout=30)
+
+    def _tries(self, setting: str) -> int:
+        """Enqueues of ``setting`` since it last started afresh; a value that is not a count reads as 0."""
+        value = read_small(self.redis, Keys(setting).tries, 12)
+        return int(value) if value is not None and value.isdigit() else 0
+
     def _attach(self, cfg: GeneralizationConfig, eval_every: int, again: bool) -> QueueTicket:
         setting = setting_id(cfg, self.fingerprint)
         keys = Keys(setting)
-        with self.redis.lock(keys.lock, timeout=30, blocking_timeout=30):
+        with self._lock(setting):
             job = self._live_job(setting)
             if job is not None:
                 joined = job.eval_every if 0 <= job.eval_every <= MAX_EVAL_EVERY else 0
@@ -283,7 +311,7 @@ class QueueFlights:
     def _live_job(self, setting: str) -> JobRecord | None:
         """The job training ``setting`` now, if it is the lab's, queued or started (with a heartbeat), and not
         being stopped."""
-        current = self.redis.get(Keys(setting).current)
+        current = read_small(self.redis, Keys(setting).current, 64)
         if current is None:
             return None
         try:
@@ -311,7 +339,7 @@ class QueueFlights:
             p.zadd(watchers, {m: now for m in members}).expire(watchers, 3600).execute()
         enqueue(self.redis, job_id, setting, cfg.to_json(), eval_every, self.fingerprint)
         self.redis.set(Keys(setting).current, job_id, ex=JOB_TIMEOUT)
-        self.redis.incr(Keys(setting).tries)
+        self.redis.set(Keys(setting).tries, self._tries(setting) + 1, ex=JOB_TIMEOUT)
         self.started += 1
         return job_id
 
@@ -319,9 +347,8 @@ class QueueFlights:
         """The ticket's job is lost (``reason``): under the setting's lock, follow the job another page handed it
         on to, or enqueue the setting again and hand the old job on to it, while retries last; else fail the old
         job with ``reason``, for every watcher to read. True when ``ticket`` now follows a live job."""
-        keys = Keys(ticket.setting)
         old = ticket.job_id
-        with self.redis.lock(keys.lock, timeout=30, blocking_timeout=30):
+        with self._lock(ticket.setting):
             try:
                 record = read_job(self.redis, old)
             except BadJob:
@@ -335,10 +362,10 @@ class QueueFlights:
             if live is not None and live.id != old:
                 ticket.follow(live.id)
                 return True
-            if int(self.redis.get(keys.tries) or 0) > RETRIES:
+            if self._tries(ticket.setting) > RETRIES:
                 update(self.redis, old, status=FAILED, error=reason)
                 return False
-            log.warning("a training job was lost (%s): enqueuing it again", plain(reason, 200))
+            log.warning("training job %s was lost (its worker stopped, or Redis lost it): enqueuing it again", old)
             self.redis.set(Keys(ticket.setting, old).stop, 1, ex=3600)
             new = self._enqueue(ticket.cfg, ticket.setting, ticket.eval_every, [ticket.member], carried_from=old)
             if not update(self.redis, old, status=HANDED_ON, next=new):
@@ -354,5 +381,8 @@ class QueueFlights:
         except BadJob:
             return
         if job is not None and job.status == QUEUED:
-            self.redis.lrem(QUEUE, 1, job_id)
             update(self.redis, job_id, status=STOPPED)
+            try:
+                self.redis.lrem(QUEUE, 1, job_id)
+            except ResponseError:  # a queue of another type: the workers delete it
+                pass

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from redis import Redis
 
-from core.engine.queue_redis import QUEUE, Keys
+from core.engine.queue_redis import QUEUE, Keys, measured_read
 from core.engine.typed_json import plain
 
 QUEUED, STARTED, FINISHED, FAILED, STOPPED, HANDED_ON = "queued", "started", "finished", "failed", "stopped", "handed-on"
@@ -33,7 +33,6 @@ JOB_SECONDS = JOB_TIMEOUT + 3600  # a job's record outlives its training by an h
 
 ID = re.compile(r"vitlab-[0-9a-f]{32}-[0-9a-f]{8}")  # "vitlab-" + the setting's id + 8 hex digits
 SETTING = re.compile(r"[0-9a-f]{32}")
-MAX_DEPTH = 32  # a setting nests three levels deep; deeper JSON is no setting
 # The longest each field may be, in bytes: measured before it is read, so a huge field never reaches memory
 FIELD_BYTES = {"setting": 32, "status": 16, "config": 16 * 1024, "eval_every": 8, "fingerprint": 128,
                "worker": 256, "progress": 4 * 2**20, "error": 1024, "complete": 1, "next": 64}
@@ -89,39 +88,21 @@ def read_job(redis: Redis, job_id: str, progress: bool = False) -> JobRecord | N
     """The job ``job_id``, checked (``BadJob`` says what is wrong), or None when there is no such job."""
     if not isinstance(job_id, str) or not ID.fullmatch(job_id):
         raise BadJob(f"{plain(job_id, 80)!r} is not a job id the lab makes")
-    key = Keys("", job_id).job
-    kind = redis.type(key)
-    kind = kind.decode(errors="replace") if isinstance(kind, bytes) else str(kind)
-    if kind == "none":
+    wanted = [n for n in FIELD_BYTES if progress or n != "progress"]
+    answer = measured_read(redis, Keys("", job_id).job, FIELD_BYTES, len(FIELD_BYTES), set(wanted))
+    if answer is None:
         return None
-    if kind != "hash":
-        raise BadJob(f"job {job_id} is a Redis {plain(kind, 20)}, not a hash")
-    if redis.hlen(key) > len(FIELD_BYTES):
-        raise BadJob(f"job {job_id} has more fields than a job has")
-    names = [n.decode(errors="replace") for n in redis.hkeys(key)]
-    strangers = [n for n in names if n not in FIELD_BYTES]
-    if strangers:
-        raise BadJob(f"job {job_id} has a field no job has: {plain(strangers[0], 40)!r}")
-    missing = [n for n in REQUIRED if n not in names]
+    what, values = answer
+    if what != "ok":
+        raise BadJob(f"job {job_id} {what}")
+    fields = {n: v.decode("utf-8", errors="replace") for n, v in zip(wanted, values, strict=True) if v is not None}
+    missing = [n for n in REQUIRED if n not in fields]
     if missing:
         raise BadJob(f"job {job_id} has no {missing[0]}")
-    return _record(job_id, _measured(redis, job_id, [n for n in names if progress or n != "progress"]))
-
-
-def _measured(redis: Redis, job_id: str, wanted: list[str]) -> dict[str, str]:
-    """The fields ``wanted`` of a job, each one's length measured before it is read."""
-    key = Keys("", job_id).job
-    with redis.pipeline(transaction=False) as p:
-        for n in wanted:
-            p.hstrlen(key, n)
-        lengths = p.execute()
-    for n, length in zip(wanted, lengths, strict=True):
-        if length > FIELD_BYTES[n]:
-            raise BadJob(f"job {job_id}: its {n} is {length} bytes, over the {FIELD_BYTES[n]} a job's can be")
-    values = dict(zip(wanted, redis.hmget(key, wanted), strict=True))
-    if any(v is None for v in values.values()):  # changed between two reads: read again later
-        raise BadJob(f"job {job_id} changed while it was read")
-    return {n: v.decode("utf-8", errors="replace") for n, v in values.items()}
+    try:
+        return _record(job_id, fields)
+    except (ValueError, TypeError, RecursionError) as exc:  # whatever the fields hold, one line
+        raise BadJob(f"job {job_id}: {plain(exc, 200)}") from None
 
 
 def _record(job_id: str, f: dict[str, str]) -> JobRecord:
@@ -145,25 +126,12 @@ def _record(job_id: str, f: dict[str, str]) -> JobRecord:
 
 
 def _json(job_id: str, name: str, text: str) -> object:
-    if _depth(text) > MAX_DEPTH:
-        raise BadJob(f"job {job_id}: its {name} nests deeper than {MAX_DEPTH}")
     try:
         return json.loads(text, parse_constant=_no_constant)
+    except RecursionError:  # nested deeper than the parser goes: no setting or progress is
+        raise BadJob(f"job {job_id}: its {name} nests too deep") from None
     except ValueError as exc:
         raise BadJob(f"job {job_id}: its {name} is not JSON ({plain(exc, 80)})") from None
-
-
-def _depth(text: str) -> int:
-    """How deep ``text``'s brackets nest (strings' brackets too: an over-estimate, never an under-one),
-    counted before parsing, so a deeply nested entry costs no recursion."""
-    depth = most = 0
-    for c in text:
-        if c in "[{":
-            depth += 1
-            most = max(most, depth)
-        elif c in "]}":
-            depth -= 1
-    return most
 
 
 def _no_constant(name: str):

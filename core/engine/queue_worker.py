@@ -34,7 +34,7 @@ import time
 import uuid
 
 from redis import Redis
-from redis.exceptions import RedisError
+from redis.exceptions import ConnectionError, RedisError, TimeoutError
 
 from core.engine.fingerprint import code_fingerprint
 from core.engine.flights import Detached
@@ -64,6 +64,7 @@ from core.engine.queue_redis import (
     forget_worker,
     is_live,
     recent,
+    repaired,
 )
 from core.engine.redis_archive import RedisArchive
 from core.engine.run import run
@@ -76,11 +77,46 @@ log = logging.getLogger(__name__)
 
 WATCH_SECONDS = 10.0  # a page renews its watch at least this often, or counts as gone
 CHECK_INTERVAL = 1.0  # the job looks at its watchers (and saves its progress) at most this often
-TAKE_SECONDS = 1  # the longest one wait for a job blocks: a stop signal is seen within it
+POLL_SECONDS = 0.2  # an idle worker looks at the queue this often (a stop signal is seen within it)
+MAX_ENTRY_BYTES = 100  # a queue entry longer than any job id is moved aside unread (measured in Redis)
 CLEAN_SECONDS = 60.0  # the lab's clean-up of dead workers' entries runs at start and this often
+CLEAN_MOST = 1000  # dead workers' lists looked at in one clean-up, at most
 DELIVER_SECONDS = 600.0  # a finished run waits this long for an unreachable Redis, then is given up
 ASIDE_KEPT = 100  # entries kept aside, newest first
 MAX_EVAL_EVERY = 100_000
+
+
+# Take the queue's first entry into this worker's list, measured in Redis first: KEYS queue, mine, aside;
+# ARGV the most bytes an entry may take, the entries kept aside. A key of another type than a list is deleted.
+# Answers nil (nothing queued), {"ok", entry} or {"big", its length} (moved aside unread).
+_TAKE = """
+for i = 1, 3 do
+  local kind = redis.call('TYPE', KEYS[i]).ok
+  if kind ~= 'none' and kind ~= 'list' then redis.call('DEL', KEYS[i]) end
+end
+local entry = redis.call('LINDEX', KEYS[1], 0)
+if not entry then return nil end
+if #entry > tonumber(ARGV[1]) then
+  redis.call('LPOP', KEYS[1])
+  redis.call('LPUSH', KEYS[3], cjson.encode({entry = '(' .. #entry .. ' bytes)', why = 'longer than any job id'}))
+  redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[2]) - 1)
+  return {'big', tostring(#entry)}
+end
+redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT')
+return {'ok', entry}
+"""
+
+# Move an entry aside: KEYS mine, aside; ARGV the entry, what is kept aside of it (JSON), the entries kept
+_ASIDE = """
+for i = 1, 2 do
+  local kind = redis.call('TYPE', KEYS[i]).ok
+  if kind ~= 'none' and kind ~= 'list' then redis.call('DEL', KEYS[i]) end
+end
+redis.call('LREM', KEYS[1], 1, ARGV[1])
+redis.call('LPUSH', KEYS[2], ARGV[2])
+redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[3]) - 1)
+return 1
+"""
 
 
 class JobRefused(ValueError):
@@ -212,28 +248,29 @@ class LabWorker:
     def work(self, burst: bool = False) -> None:
         """Take jobs until stopped (``burst``: until the queue is empty)."""
         cleaned = -float("inf")
+        take = self.redis.register_script(_TAKE)
         while not self.stopping.is_set():
             try:
                 if time.monotonic() - cleaned >= CLEAN_SECONDS:
+                    cleaned = time.monotonic()  # once per period, whatever it meets
                     self.clean_up()
-                    cleaned = time.monotonic()
-                if burst:
-                    raw = self.redis.lmove(QUEUE, self.taken_by, "LEFT", "RIGHT")
+                answer = take(keys=[QUEUE, self.taken_by, ASIDE], args=[MAX_ENTRY_BYTES, ASIDE_KEPT])
+                self.outage.answered()
+                if answer is None:
+                    if burst:
+                        return
+                    self.stopping.wait(POLL_SECONDS)
+                elif answer[0] == b"big":
+                    log.warning("refused a queue entry of %s bytes (no job id is that long): moved aside unread",
+                                answer[1].decode())
                 else:
-                    raw = self.redis.blmove(QUEUE, self.taken_by, TAKE_SECONDS, "LEFT", "RIGHT")
-            except RedisError as exc:
+                    self.take(answer[1])
+            except (ConnectionError, TimeoutError) as exc:
                 self.outage.failed(exc, "it waits for a job")
                 self.stopping.wait(1.0)
-                continue
-            self.outage.answered()
-            if raw is None:
-                if burst:
-                    return
-                continue
-            try:
-                self.take(raw)
-            except RedisError as exc:  # the job is left where it is: the clean-up or its pages resolve it
-                self.outage.failed(exc, "it took a job")
+            except RedisError as exc:  # refused by Redis (a script error, a read-only replica): said, then again
+                log.warning("Redis refused a command (%s): trying again", plain(exc, 200))
+                self.stopping.wait(1.0)
 
     # ------------------------------------------------------------ one entry
     def take(self, raw: bytes) -> None:
@@ -256,7 +293,7 @@ class LabWorker:
             # a finished job put back in the queue by hand is finished again; any other is failed, once
             update(self.redis, job_id, status=FINISHED if record.complete else FAILED,
                    error="" if record.complete else "it was delivered twice")
-            self.redis.lrem(self.taken_by, 1, raw)
+            repaired(self.redis, self.taken_by, lambda: self.redis.lrem(self.taken_by, 1, raw))
             return None
         with self.redis.pipeline(transaction=True) as p:
             p.set(keys.alive, 1, px=int(ALIVE_SECONDS * 1000)).execute()
@@ -267,15 +304,14 @@ class LabWorker:
         return None
 
     def refuse(self, raw: bytes, reason: str, fail: str | None = None) -> None:
-        """Move an entry aside with ``reason`` (failing its job when it is one), in one log line; nothing of it
-        runs."""
+        """Move an entry aside with ``reason`` (failing its job first, when it is one), in one log line; nothing
+        of it runs."""
         reason = plain(reason, 400)
         log.warning("refused %s: %s", plain(raw, 80), reason)
-        with self.redis.pipeline(transaction=True) as p:
-            (p.lrem(self.taken_by, 1, raw).lpush(ASIDE, json.dumps({"entry": plain(raw, 80), "why": reason}))
-             .ltrim(ASIDE, 0, ASIDE_KEPT - 1).execute())
         if fail is not None:
             update(self.redis, fail, status=FAILED, error=f"refused by the ViT Lab worker: {reason}")
+        self.redis.eval(_ASIDE, 2, self.taken_by, ASIDE, raw, json.dumps({"entry": plain(raw, 80), "why": reason}),
+                        ASIDE_KEPT)
 
     # ------------------------------------------------------------ training
     def train(self, record: JobRecord, cfg: GeneralizationConfig, eval_every: int) -> None:
@@ -286,8 +322,11 @@ class LabWorker:
         except Detached:
             result = RunResult(cfg, complete=False)
         except Exception as exc:  # noqa: BLE001 (a training that fails fails its job, not the worker)
-            log.exception("job %s failed", record.id)
-            result, error = None, f"{type(exc).__name__}: {plain(exc, 300)}"
+            if self.stopping.is_set():  # stopped with its process group: the pool's processes went first
+                result = RunResult(cfg, complete=False)
+            else:
+                log.exception("job %s failed", record.id)
+                result, error = None, f"{type(exc).__name__}: {plain(exc, 300)}"
         finally:
             alive.set()
         if result is None:
@@ -308,12 +347,15 @@ class LabWorker:
                 step()
                 self.outage.answered()
                 return
-            except RedisError as exc:
+            except (ConnectionError, TimeoutError) as exc:
                 self.outage.failed(exc, "a job's end was delivered")
                 if time.monotonic() > deadline:
                     log.error("a job's end could not be delivered in %.0f s: given up", DELIVER_SECONDS)
                     return
                 time.sleep(1.0)
+            except RedisError as exc:  # refused, not unreachable: trying again would not help
+                log.warning("a job's end was not delivered: Redis refused a command (%s)", plain(exc, 200))
+                return
 
     def _finish(self, record: JobRecord, cfg: GeneralizationConfig, result: RunResult, job: _Job) -> None:
         RedisArchive(self.redis, record.fingerprint, self.secret).put(cfg, result)
@@ -324,34 +366,44 @@ class LabWorker:
 
     def _end(self, record: JobRecord, status: str, **fields: str) -> None:
         update(self.redis, record.id, status=status, **fields)
-        self.redis.lrem(self.taken_by, 1, record.id)
+        repaired(self.redis, self.taken_by, lambda: self.redis.lrem(self.taken_by, 1, record.id))
 
     def _hand_back(self, record: JobRecord) -> None:
         """This worker is stopping mid-job: the job goes back to the queue's front, for the next worker."""
         keys = Keys(record.setting, record.id)
         with self.redis.pipeline(transaction=True) as p:
-            p.delete(keys.taken, keys.alive).lrem(self.taken_by, 1, record.id).lpush(QUEUE, record.id).execute()
+            p.delete(keys.taken, keys.alive).lrem(self.taken_by, 1, record.id).execute()
+        repaired(self.redis, QUEUE, lambda: self.redis.lpush(QUEUE, record.id))
         update(self.redis, record.id, status=QUEUED, worker="")
         log.warning("job %s handed back to the queue: this worker is stopping", record.id)
 
     # ------------------------------------------------------------ the lab's clean-up
     def clean_up(self) -> None:
         """Hand back to the queue what dead workers took and never started; forget their lists. (A started job
-        whose worker died is its pages' to hand on: they know whether anyone still wants it.)"""
-        for key in self.redis.scan_iter(match=TAKEN_BY + "*", count=100):
+        whose worker died is its pages' to hand on: they know whether anyone still wants it.) A key of another
+        type where a worker's list goes is deleted."""
+        for n, key in enumerate(self.redis.scan_iter(match=TAKEN_BY + "*", count=100)):
+            if n >= CLEAN_MOST:
+                return
             worker = key.decode(errors="replace")[len(TAKEN_BY):]
             if worker == self.name or is_live(self.redis, worker):
                 continue
-            for raw in self.redis.lrange(key, 0, 9):
-                try:
-                    record = read_job(self.redis, raw.decode(errors="replace"))
-                except BadJob as exc:
-                    log.warning("a dead worker's entry dropped: %s", plain(exc, 300))
-                    continue
-                if record is not None and record.status == QUEUED:
-                    log.warning("job %s, taken by a dead worker and never started, is handed back", record.id)
-                    self.redis.lpush(QUEUE, record.id)
+            if self.redis.type(key) == b"list":
+                for raw in self.redis.lrange(key, 0, 9):
+                    self._hand_back_untouched(raw)
             self.redis.delete(key)
+
+    def _hand_back_untouched(self, raw: bytes) -> None:
+        if len(raw) > MAX_ENTRY_BYTES:
+            return
+        try:
+            record = read_job(self.redis, raw.decode(errors="replace"))
+        except BadJob as exc:
+            log.warning("a dead worker's entry dropped: %s", plain(exc, 300))
+            return
+        if record is not None and record.status == QUEUED:
+            log.warning("job %s, taken by a dead worker and never started, is handed back", record.id)
+            repaired(self.redis, QUEUE, lambda: self.redis.lpush(QUEUE, record.id))
 
 
 def work(url: str, secret: bytes, burst: bool = False) -> int:

@@ -15,7 +15,7 @@ import json
 from redis import Redis
 
 from core.engine.archive import config_key
-from core.engine.queue_redis import setting_id
+from core.engine.queue_redis import measured_read, setting_id
 from core.engine.run_config import GeneralizationConfig
 from core.engine.run_result import RunResult
 from core.engine.run_signature import check_signature, signature
@@ -54,30 +54,21 @@ class RedisArchive:
         return result
 
     def _read(self, key: str, cfg: GeneralizationConfig) -> dict[bytes, bytes] | None:
-        """Every field of the run at ``key``, each measured before it is read, or None where there is none."""
-        kind = self.redis.type(key)
-        kind = kind.decode(errors="replace") if isinstance(kind, bytes) else str(kind)
-        if kind == "none":
+        """Every field a run of ``cfg`` may have, read in one step that first measures each and counts the
+        hash's fields (``queue_redis.measured_read``), or None where there is none."""
+        bounds = {"result": max_result_bytes(cfg), SIGNATURE.decode(): 64}
+        for seed, name in cfg.jobs:
+            bounds[f"{WEIGHTS.decode()}{name}/{seed}"] = max_weights_bytes(cfg, f"{name}/{seed}")
+        answer = measured_read(self.redis, key, bounds, len(bounds))
+        if answer is None:
             return None
-        if kind != "hash":
-            raise UnusableRun(f"it is a Redis {plain(kind, 20)}, not a hash")
-        most = 2 + len(cfg.jobs)  # the result, the signature, one weights entry per model and seed
-        if self.redis.hlen(key) > most:
-            raise UnusableRun(f"it has more fields than the {most} a run of this setting has")
-        names = _checked_names(self.redis.hkeys(key))
-        with self.redis.pipeline(transaction=False) as p:
-            for name in names:
-                p.hstrlen(key, name)
-            lengths = p.execute()
-        bounds = {b"result": max_result_bytes(cfg), SIGNATURE: 64}
-        for name, length in zip(names, lengths, strict=True):
-            bound = bounds.get(name) or max_weights_bytes(cfg, name[len(WEIGHTS):].decode())
-            if length > bound:
-                raise UnusableRun(f"its field {plain(name, 40)!r} is {length} bytes, over the {bound} it can take")
-        values = self.redis.hmget(key, names)
-        if any(v is None for v in values):
-            raise UnusableRun("it changed while it was read")
-        return dict(zip(names, values, strict=True))
+        what, values = answer
+        if what != "ok":
+            raise UnusableRun(f"it {plain(what, 120)}")
+        fields = {name.encode(): v for name, v in zip(bounds, values, strict=True) if v is not None}
+        if b"result" not in fields or SIGNATURE not in fields:
+            raise UnusableRun("it has no result" if b"result" not in fields else "it is not signed")
+        return fields
 
     def put(self, cfg: GeneralizationConfig, result: RunResult) -> None:
         if not result.complete:
@@ -90,14 +81,3 @@ class RedisArchive:
         with self.redis.pipeline(transaction=True) as p:  # all of it or nothing
             p.delete(key).hset(key, mapping=fields).expire(key, self.ttl).execute()
 
-
-def _checked_names(names: list[bytes]) -> list[bytes]:
-    """A run's field names: its result, its signature and weights fields, nothing else."""
-    for name in names:
-        if name not in (b"result", SIGNATURE) and not name.startswith(WEIGHTS):
-            raise UnusableRun(f"it has a field {plain(name, 40)!r} no run has")
-        if name.startswith(WEIGHTS) and not name[len(WEIGHTS):].isascii():
-            raise UnusableRun(f"a weights field's name {plain(name, 40)!r} is not one a run has")
-    if b"result" not in names or SIGNATURE not in names:
-        raise UnusableRun("it has no result" if b"result" not in names else "it is not signed")
-    return names

@@ -109,6 +109,6 @@ def plain(text: object, limit: int = 200) -> str:
     """Text from a shared store as one printable line of at most ``limit`` characters: newlines and other
     control characters escaped (a value cannot forge log lines), nothing else interpreted."""
     if isinstance(text, bytes):
-        text = text.decode("utf-8", errors="replace")
-    line = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text))
+        text = text[:4 * limit].decode("utf-8", errors="replace")  # cut first: a huge value costs no more
+    line = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text)[:2 * limit])
     return line if len(line) <= limit else line[:limit - 1] + "…"

@@ -327,3 +327,37 @@ def test_a_heartbeat_from_the_future_keeps_no_learner_waiting(redis_url, patient
         s = ticket.wait(queue_flights.NO_WORKER_SECONDS + 5)
     assert isinstance(s.error, TrainingStopped) and "no training worker" in str(s.error)
     assert time.monotonic() - start < queue_flights.NO_WORKER_SECONDS + 2
+
+
+def test_what_a_review_wrote_for_the_pages_side_reads_as_nothing_never_a_traceback(redis_url, patient):
+    """An adversarial review's writes on the pages' side: a progress naming a model the setting does not train
+    (its label lookup crashed the page), a count of tries that is not a number, a huge or mistyped pointer to the
+    setting's job, a lock without an expiry, watchers of another type."""
+    redis = connect(redis_url)
+    redis.flushdb()
+    flights = replica(redis_url)
+    setting = queue_redis.setting_id(SMALL, flights.fingerprint)
+    redis.set(f"vitlab:current:{setting}", "x" * 2**20)
+    redis.set(f"vitlab:lock:{setting}", "held forever")
+    redis.set(f"vitlab:tries:{setting}", "abc")
+    with flights.attach(SMALL) as ticket:
+        assert ticket.started and redis.ttl(f"vitlab:lock:{setting}") != -1
+        update(redis, ticket.job_id, progress=json.dumps({"waiting": None, "step": ["evil", 0, 1, 0.5, 1, 2],
+                                                          "curve": [{"model": "evil", "seed": 0, "epoch": 1,
+                                                                     "test_acc": 0.5}]}))
+        redis.delete(f"vitlab:watchers:{ticket.job_id}")
+        redis.set(f"vitlab:watchers:{ticket.job_id}", "a string")
+        s = ticket.wait(0)
+        assert s.step is None and s.curve == [] and not s.finished
+        redis.hset(f"vitlab:job:{ticket.job_id}", "status", "started")  # its worker gone at once: handed on
+        redis.set(f"vitlab:tries:{setting}", "abc")
+        s = ticket.wait(queue_redis.ALIVE_SECONDS + 1)
+        assert s.error is None and read_job(redis, ticket.job_id).status == "queued"
+
+
+@pytest.mark.parametrize("query", ["socket_timeout=-1", "socket_connect_timeout=-1", "encoding=nonexist",
+                                   "decode_responses=1"])
+def test_a_redis_url_with_options_is_refused_where_it_is_read(query):
+    with pytest.raises(queue_redis.BadRedisURL, match="options after") as refused:
+        connect(f"redis://:hidden-pass@127.0.0.1:6379/0?{query}")
+    assert "hidden-pass" not in str(refused.value)

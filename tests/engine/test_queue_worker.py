@@ -247,3 +247,61 @@ def test_a_heartbeat_from_the_future_is_no_live_worker(redis_url):
     redis.flushdb()
     redis.zadd(WORKERS, {"ghost": 99999999999})
     assert live_workers(redis) == 0
+
+
+def test_what_a_review_wrote_to_redis_costs_one_line_each_and_the_worker_goes_on(redis_url, tmp_path):
+    """An adversarial review's writes, each of which stopped or crashed a worker, or slipped past its checks:
+    brackets hidden in a string to pass a depth count, then nesting past the parser's limit; a 1 MiB queue entry
+    and a job field with a 1 MiB name (read whole before any check); keys of another type where the queue, a
+    worker's list, the entries kept aside and the heartbeats go."""
+    redis = connect(redis_url)
+    redis.flushdb()
+    setting = setting_id(SMALL, code_fingerprint())
+    deep = new_job_id(setting, "000000d1")
+    redis.hset(f"vitlab:job:{deep}", mapping={
+        "setting": setting, "status": "queued", "eval_every": "0", "fingerprint": code_fingerprint(),
+        "config": '["' + "]" * 2000 + '",' + "[" * 2000 + "]" * 2000 + "]"})
+    named = new_job_id(setting, "000000d2")
+    redis.hset(f"vitlab:job:{named}", mapping={"setting": setting, "status": "queued", "config": "{}",
+                                               "eval_every": "0", "fingerprint": "x", "n" * 2**20: "1"})
+    redis.set("vitlab:wip:ghost", "a string where a dead worker's list goes")
+    redis.set(ASIDE, "a string where the entries kept aside go")
+    redis.set(WORKERS, "a string where the heartbeats go")
+    redis.rpush(QUEUE, deep, "vitlab-" + "a" * 2**20, named)
+    log_path = tmp_path / "worker.log"
+    proc = start_worker(redis_url, log_path, env={"VITLAB_ALIVE_SECONDS": "3"})
+    try:
+        wait_for(lambda: redis.llen(QUEUE) == 0 and redis.type(ASIDE) == b"list" and redis.llen(ASIDE) == 3,
+                 "the entries were not moved aside")
+        redis.delete(QUEUE)
+        redis.hset(QUEUE, "a", "a hash where the queue goes")
+        wait_for(lambda: redis.type(QUEUE) != b"hash", "the queue of another type was never deleted")
+        job_id = queue_job(redis)
+        wait_for(lambda: read_job(redis, job_id).status == "finished", log_path.read_text()[-3000:], timeout=90)
+        assert proc.poll() is None and live_workers(redis) == 1 and not redis.exists("vitlab:wip:ghost")
+        log = log_path.read_text()
+        assert "RecursionError" not in log and "Traceback" not in log and "of 1048583 bytes" in log, log[-3000:]
+    finally:
+        stop(proc)
+
+
+def test_sigterm_to_the_worker_s_process_group_hands_the_job_back(redis_url, tmp_path):
+    """As systemd or ``kill -- -PGID`` stops a worker: its pool's processes die first, which once failed the job."""
+    redis = connect(redis_url)
+    redis.flushdb()
+    job_id = queue_job(redis, with_value(SMALL, "train.epochs", 10_000))
+
+    def watched_and_training() -> bool:
+        redis.zadd(f"vitlab:watchers:{job_id}", {"learner": float(redis.time()[0])})
+        job = read_job(redis, job_id, progress=True)
+        return job.status == "started" and bool((job.progress or {}).get("step"))
+
+    watched_and_training()
+    proc = start_worker(redis_url, tmp_path / "w.log", env={"VITLAB_ALIVE_SECONDS": "3"})
+    try:
+        wait_for(watched_and_training, "never trained", timeout=90)
+        os.killpg(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0, (tmp_path / "w.log").read_text()[-2000:]
+    finally:
+        stop(proc)
+    assert read_job(redis, job_id).status == "queued" and redis.lrange(QUEUE, 0, -1) == [job_id.encode()]

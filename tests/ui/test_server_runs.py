@@ -78,7 +78,8 @@ def test_a_redis_that_cannot_be_reached_is_a_message_on_the_page_never_the_url(r
     at = page(PAGE, timeout=60, query=LINK)
     assert not at.exception
     (error,) = [e.value for e in at.error]
-    assert "Cannot train now: the training queue (Redis) cannot be reached" in error and "do-not-show-me" not in error
+    assert "Cannot train now: the training queue (Redis) cannot be reached" in error.replace("\\", "")
+    assert "do-not-show-me" not in error
 
 
 def _hacked_result(text: str) -> str:
@@ -189,37 +190,64 @@ def test_a_class_redis_without_the_archive_secret_says_what_to_set(restart, monk
     assert isinstance(run_flights(), Flights) and result_store().archive is None
 
 
-def test_text_from_the_store_is_shown_as_text_never_as_markdown(restart, monkeypatch, tmp_path):
-    """Reproduction 9: a weights key named as a markdown link became a clickable link in the page's warning."""
-    from core.engine.archive import config_key
+LURE = "[Your lab needs an update: click here](https://example.com/update)"
+
+
+def test_text_from_a_shared_archive_is_shown_as_text_never_as_markdown(restart, monkeypatch, tmp_path):
+    """Reproduction 9: a weights entry named as a markdown link became a clickable link in the page's warning."""
+    monkeypatch.delenv("VITLAB_REDIS_URL", raising=False)
+    restart()
+    assert_clean(page(PAGE, timeout=180, query=LINK))  # trained and archived
+    db = sqlite3.connect(tmp_path / "data" / FILE_NAME)
+    with db:
+        db.execute("UPDATE weights SET name = ?", (LURE + "/0",))  # another writer of the shared file
+    db.close()
+    restart()
+    at = page(PAGE, timeout=60, query=LINK)
+    assert_clean(at)
+    assert any("could not be used, so it was deleted" in w.value for w in at.warning)
+    shown_as_markdown = [m.value for m in [*at.warning, *at.markdown, *at.caption, *at.info, *at.error]]
+    assert not any("example.com" in v for v in shown_as_markdown), shown_as_markdown
+    assert any(LURE[:40] in t.value for t in at.text), [t.value for t in at.text]
+
+
+def test_a_job_s_reason_from_redis_is_shown_as_text_never_as_markdown(restart, monkeypatch, tmp_path):
+    """A failed job's reason is read from the shared Redis: on the page it makes no link."""
+    import threading
+    import time
+
     from core.engine.fingerprint import code_fingerprint
-    from core.engine.run_signature import signature
+    from core.engine.queue_job import enqueue, new_job_id, update
+    from core.engine.queue_redis import setting_id
+    from core.lessons.controls import config_from
+    from core.lessons.lesson3_vit_vs_cnn import CONTROLS, PRESETS
 
     require(REDIS_SERVER)
-    monkeypatch.delenv("VITLAB_REDIS_URL", raising=False)
+    cfg = config_from(PRESETS["lesson"], CONTROLS, {"models": ["cnn"], "n_train": 120, "n_test": 100, "epochs": 14,
+                                                    "seeds": 1})
     with redis_server(tmp_path) as url:
-        monkeypatch.setenv("VITLAB_ARCHIVE_URL", url)
+        monkeypatch.setenv("VITLAB_REDIS_URL", url)
         restart()
-        assert_clean(page(PAGE, timeout=180, query=LINK))  # trained here, stored in the Redis
         redis = connect(url)
-        (key,) = redis.keys("vitlab:run:*")
-        (cfg,) = list(result_store()._lru)
-        lure = "[Your lab needs an update: click here](https://example.com/update)/0"
-        fields = redis.hgetall(key)
-        weights = {k[2:].decode(): v for k, v in fields.items() if k.startswith(b"w:")}
-        weights[lure] = weights.pop(next(iter(weights)))
-        text = fields[b"result"].decode()
-        redis.delete(key)
-        redis.hset(key, mapping={"result": text, "sig": signature(ARCHIVE_SECRET.encode(), code_fingerprint(),
-                                                                   config_key(cfg), text, weights),
-                                 **{f"w:{k}": v for k, v in weights.items()}})
-        restart()
-        at = page(PAGE, timeout=60, query=LINK)
-        assert_clean(at)
-        assert any("could not be used, so it was deleted" in w.value for w in at.warning)
-        shown_as_markdown = [m.value for m in [*at.warning, *at.markdown, *at.caption, *at.info, *at.error]]
-        assert not any("example.com" in v for v in shown_as_markdown), shown_as_markdown
-        assert any(lure[:40] in t.value for t in at.text), [t.value for t in at.text]
+        setting = setting_id(cfg, code_fingerprint())
+        job = new_job_id(setting, "0000abcd")
+        enqueue(redis, job, setting, cfg.to_json(), 0, code_fingerprint())  # as if queued by another replica
+        redis.set(f"vitlab:current:{setting}", job)
+
+        def fail_once_watched() -> None:
+            deadline = time.monotonic() + 60
+            while not redis.zcard(f"vitlab:watchers:{job}") and time.monotonic() < deadline:
+                time.sleep(0.05)
+            update(redis, job, status="failed", error=LURE + " **now**")
+
+        hostile = threading.Thread(target=fail_once_watched)
+        hostile.start()
+        at = page(PAGE, timeout=120, query=LINK)
+        hostile.join()
+    assert not at.exception
+    (error,) = [e.value for e in at.error]
+    assert "The run stopped before its result" in error and "](https" not in error and "**now" not in error
+    assert "Your lab needs an update" in error
 
 
 def test_a_hand_made_job_for_the_setting_is_passed_over_never_a_traceback(restart, monkeypatch, tmp_path):
