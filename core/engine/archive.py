@@ -138,13 +138,13 @@ class RunArchive:
             raise UnusableRun(f"its result is {size} bytes, over the {max_result_bytes(cfg)} a run of this setting "
                               "can take")
         most = len(cfg.jobs)
-        entries = self._db.execute("SELECT name, length(CAST(data AS BLOB)) FROM weights WHERE config = ? AND "
-                                   f"fingerprint = ? LIMIT {most + 1}", key).fetchall()
+        entries = self._db.execute("SELECT substr(name, 1, 200), length(CAST(name AS BLOB)), length(CAST(data AS BLOB)) "
+                                   f"FROM weights WHERE config = ? AND fingerprint = ? LIMIT {most + 1}", key).fetchall()
         if len(entries) > most:
             raise UnusableRun(f"it has more weights than the {most} models and seeds of this setting")
-        for name, length in entries:
-            if not isinstance(name, str):
-                raise UnusableRun("its weights are not named")
+        for name, name_length, length in entries:
+            if not isinstance(name, str) or not isinstance(name_length, int) or name_length > 200:
+                raise UnusableRun("its weights are not named as a model and seed")
             if not isinstance(length, int) or length > max_weights_bytes(cfg, name):
                 raise UnusableRun(f"its weights {plain(name, 60)!r} take {length} bytes, over the "
                                   f"{max_weights_bytes(cfg, name)} the model can")
