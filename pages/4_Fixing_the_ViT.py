@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 import streamlit as st
 
-from core.data.shapes import valid_centres
-from core.engine.planning import check_cost
-from core.engine.run import warm
-from core.engine.run_config import GeneralizationConfig, with_value
-from core.engine.run_result import RunResult
+from core.engine.run_config import with_value
 from core.engine.verdict import Verdict, verdicts
-from core.lessons.controls import config_from
 from core.lessons.lesson4_fixing_the_vit import (
     BENCH,
     CONTROLS,
@@ -36,21 +29,26 @@ from core.nn.spt import ShiftedPatchTokens
 from ui.downloads import results_csv
 from ui.draw_your_own import draw_your_own
 from ui.exercise_panel import exercise_panel
+from ui.experiment_page import Experiment, Shown, run_experiment
 from ui.figures import model_figures
-from ui.form_controls import control_grid
 from ui.glossary import term
 from ui.lesson_list import page_of
 from ui.look_inside import load_models_ahead, look_inside
-from ui.prediction import judged, predict_first, ready_to_show, some_of
-from ui.result_sections import behaviour_table, maps_grid, ranking_table, the_split
-from ui.server_runs import result_store
-from ui.training import WARM_DELAY, live_curve_toggle, stored_or_trained, sweep_live
+from ui.prediction_gate import some_of
+from ui.result_sections import behaviour_table, maps_grid, ranking_table
+from ui.training import sweep_live
 from ui.widgets import background, bullets, chart, page_header, sections, share_link, show_source
 
 PAGE = page_of(__file__)
 
-CENTRES = list(valid_centres(16))
-DEFAULT = {c.key: c.value(BENCH) for c in CONTROLS}  # the bench's controls, declared once in core
+EXPERIMENT = Experiment(
+    base=BENCH, controls=CONTROLS, prefix="bench_", lookup=from_bench, columns=2,  # the shipped bench serves any
+    # selection of its models and seeds
+    question=f"Which {term('remedy', 'remedies')} work? Each is one change to the lesson's ViT; the cards below say "
+             "what it changes. Pick those that will be **above chance** (the whole 95 % interval above it) at the "
+             "unseen centres.",
+    ask=some_of(REMEDIES, "Remedies that will work", model_figures.label),
+    describe=lambda picks: " · ".join(map(model_figures.label, picks)))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -84,22 +82,6 @@ def cards() -> None:
             for c in (c for c in CARDS.values() if c.group == group):
                 st.markdown(f"- **{c.label}.** {c.what} *Why:* {c.why} *Source:* {c.source} "
                             f"*Reported there:* {c.reported}")
-
-
-def predict(cfg: GeneralizationConfig, result: RunResult | None) -> bool:
-    """The learner's pick of the remedies that work, before the bench's result: whether it may be shown."""
-    return predict_first(
-        cfg, result, f"Which {term('remedy', 'remedies')} work? Each is one change to the lesson's ViT; the cards "
-        "below say what it changes. Pick those that will be **above chance** (the whole 95 % interval above it) at "
-        "the unseen centres.", some_of(REMEDIES, "Remedies that will work", model_figures.label), "bench_pick",
-        describe=lambda picks: " · ".join(map(model_figures.label, picks)))
-
-
-def form() -> bool:
-    """The bench's settings (in the link); whether Run was pressed."""
-    with st.form("bench"):
-        control_grid(CONTROLS, DEFAULT, columns=2)
-        return st.form_submit_button("Run", type="primary")
 
 
 def data_efficiency(cfg) -> list[dict] | None:
@@ -142,14 +124,15 @@ def compare(picked: tuple[str, ...] | None, v: dict[str, Verdict]) -> None:
                 f"chance: {names(missed)}" + (f"\n- ❔ Picked, and can't tell yet: {names(unsure)}" if unsure else ""))
 
 
-def show(cfg, result: RunResult, picked: tuple[str, ...] | None) -> None:
+def show(shown: Shown) -> None:
+    cfg, result = shown.cfg, shown.result
     st.subheader("Results")
     origin = "precomputed and shipped with the app" if result.origin == "shipped" else "trained on this server"
     st.caption(f"{len(cfg.models)} model(s) × {len(cfg.train.seeds)} seed(s), {cfg.train.epochs} epochs, "
                f"{cfg.data.n_train} training images, " + ("trained at offsets 0-2 within a patch, tested at every other "
                "centre (the phase split)" if cfg.data.phases else "at centres 5..10, tested at 3..4") + f"; {origin}.")
     v = bench_verdicts(result)  # over every unseen centre of the map: the test set's 8 distinct images decide little
-    compare(picked, v)
+    compare(shown.prediction, v)
     with st.expander("Each model's test accuracy, its accuracy at every unseen centre, and what it answers"):
         behaviour_table(result, verdicts(result, {m: model_figures.label(m) for m in cfg.models}))
     plotted = sections("bench_view", {
@@ -167,37 +150,13 @@ def show(cfg, result: RunResult, picked: tuple[str, ...] | None) -> None:
 
 def main() -> None:
     intro()
-    store = result_store()
-    lookup = partial(from_bench, store.get)  # the shipped bench serves any selection of its models and seeds
-    picture, prediction_box = st.columns([3, 2])  # the first screen: the experiment as a picture, the prediction
-    results_area = st.container()  # the results, once predicted, right below the prediction
-    cards()
-    submitted = form()
-    curve = live_curve_toggle()
-    try:
-        form_cfg = config_from(BENCH, CONTROLS, {key: st.session_state.get(key, d) for key, d in DEFAULT.items()})
-        if lookup(form_cfg) is None:
-            check_cost(form_cfg)  # only a run that would train must fit the server's limits; the shipped bench is free
-    except ValueError as exc:
-        st.error(f"Cannot run this setting: {exc}")
-        form_cfg, submitted = None, False
-    with picture:
-        the_split(form_cfg or BENCH)
-    if form_cfg is not None and not submitted and lookup(form_cfg) is None:
-        warm(form_cfg, delay=WARM_DELAY)  # workers ready before Run
-    cfg, result = stored_or_trained(store, form_cfg, submitted, tuple(st.session_state.get("bench_pick") or ()) or None,
-                                    curve, BENCH, [c.key for c in CONTROLS], lookup=lookup, prefix="bench_")
-    with prediction_box:
-        revealed = predict(cfg, result)
-    with results_area:
-        if ready_to_show(result, revealed):
-            show(cfg, result, judged()[cfg])
+    shown = run_experiment(EXPERIMENT, show, above_form=cards)
     link = share_link()
-    if result is not None and revealed:
-        st.download_button("Per-seed results (CSV, with the link)", lambda: results_csv(result, link),
+    if shown.result is not None and shown.revealed:
+        st.download_button("Per-seed results (CSV, with the link)", lambda: results_csv(shown.result, link),
                            "vit_remedies_results.csv", "text/csv")  # built when clicked (ui.downloads)
     background(BACKGROUND)
-    exercise_panel(PAGE, (store.get,))
+    exercise_panel(PAGE, (shown.store.get,))
     show_source(PostNormViT, RandomShift, RelativePositionBias, ShiftedPatchTokens, diagonal_mask)
 
 

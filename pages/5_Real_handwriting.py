@@ -6,15 +6,13 @@ from __future__ import annotations
 import streamlit as st
 
 from core.data import datasets, digits
-from core.engine.planning import check_cost
-from core.engine.run import warm
 from core.engine.run_config import LESSON, GeneralizationConfig
 from core.engine.run_result import RunResult
 from core.engine.verdict import verdicts
-from core.lessons.controls import config_from
 from core.lessons.lesson5_real_handwriting import (
     CONTROLS,
     DIGITS,
+    PREDICTION,
     PRESET_NOTES,
     PRESETS,
     lookup_in,
@@ -23,12 +21,12 @@ from core.lessons.lesson5_real_handwriting import (
 from core.lessons.model_cards import CARDS
 from ui.draw_your_own import draw_your_own
 from ui.exercise_panel import exercise_panel
+from ui.experiment_page import Experiment, Shown, preset_exercise, run_experiment
 from ui.figures import model_figures
-from ui.form_controls import changed_since, control_grid, load_preset, preset_buttons
 from ui.glossary import term
 from ui.lesson_list import page_of
 from ui.look_inside import load_models_ahead, look_inside
-from ui.prediction import judged, one_of, predict_first, ready_to_show
+from ui.prediction_gate import one_of
 from ui.result_sections import (
     accuracy_and_curves,
     downloads,
@@ -37,19 +35,22 @@ from ui.result_sections import (
     per_seed_table,
     ranking_table,
     results_header,
-    the_split,
 )
-from ui.server_runs import result_store, run_id
-from ui.training import WARM_DELAY, live_curve_toggle, stored_or_trained
+from ui.server_runs import run_id
 from ui.widgets import background, bullets, page_header, sections, share_link, show_source
 
 PAGE = page_of(__file__)
 
-DEFAULT = {c.key: c.value(DIGITS) for c in CONTROLS}  # declared once in core: widget, URL key, field, flag
-# The prediction's three outcomes, as verdict bands (chance is 10 % for ten digits, 50 % for two)
-PREDICTIONS = {"Near the best model's accuracy": ("top",),
-               "Clearly above chance, clearly below the best": ("between",),
-               "At chance, or below it": ("chance", "below")}
+EXPERIMENT = Experiment(
+    base=DIGITS, controls=CONTROLS, prefix="digits_", lookup=lookup_in, columns=2,  # a selection of the shipped
+    # run's models trains nothing
+    question=f"At the {term('seen and unseen positions', 'unseen positions')}, on digits it never saw, the lesson's "
+             "ViT will score…", ask=one_of(PREDICTION.names),
+    presets=PRESETS, preset_notes=PRESET_NOTES,
+    presets_caption="A preset fills the form; press **Run** to see its result (at once for *ten digits* and *0 vs 1*, "
+                    "which ship precomputed).",
+    picture_caption="Split by image too: a third of each digit's scans are test digits only, so every test digit is "
+                    "handwriting the models never saw, whatever its centre.")
 
 
 def intro() -> None:
@@ -72,16 +73,6 @@ BACKGROUND = (
 
 
 
-def config_from_form() -> GeneralizationConfig:
-    return config_from(DIGITS, CONTROLS, {key: st.session_state.get(key, d) for key, d in DEFAULT.items()})
-
-
-def form() -> bool:
-    with st.form("digits_experiment"):
-        control_grid(CONTROLS, DEFAULT, columns=2)
-        return st.form_submit_button("Run", type="primary")
-
-
 @st.cache_data(max_entries=16, show_spinner=False)
 def cached_notes(cfg: GeneralizationConfig, identity: tuple, shapes_identity: tuple | None, _result: RunResult,
                  _shapes: RunResult | None) -> list[str]:
@@ -90,8 +81,9 @@ def cached_notes(cfg: GeneralizationConfig, identity: tuple, shapes_identity: tu
     return notes(_result, _shapes)
 
 
-def results(cfg: GeneralizationConfig, result: RunResult, store) -> None:
-    results_header(cfg, result, judged()[cfg], PREDICTIONS)
+def results(shown: Shown) -> None:
+    cfg, result = shown.cfg, shown.result
+    results_header(cfg, result, shown.prediction, PREDICTION)
     v = verdicts(result, {m: model_figures.label(m) for m in cfg.models})
     sections("digits_view", {
         "Ranking and table": lambda: ranking_table(result, v, {m: CARDS[m].group for m in v}),
@@ -103,62 +95,19 @@ def results(cfg: GeneralizationConfig, result: RunResult, store) -> None:
         "Draw your own": lambda: draw_your_own(result, "digits_"),
     })
     st.subheader("What to notice")
-    shapes = store.get(LESSON)
+    shapes = shown.store.get(LESSON)
     bullets(cached_notes(cfg, run_id(result), shapes and run_id(shapes), result, shapes))
     load_models_ahead(result)  # for the first click into Look inside or Draw your own
 
 
 def main() -> None:
     intro()
-    store = result_store()
-    picture, prediction_box = st.columns([3, 2])  # the first screen: real digits at seen and unseen centres
-    results_area = st.container()  # the results, once predicted, right below the prediction
-    st.subheader("Presets")
-    st.caption("A preset fills the form; press **Run** to see its result (at once for *ten digits* and *0 vs 1*, "
-               "which ship precomputed).")
-    preset_buttons(PRESETS, PRESET_NOTES, CONTROLS, "digits_")
-    submitted = form()
-    curve = live_curve_toggle()
-    try:
-        form_cfg = config_from_form()
-    except ValueError as exc:
-        st.error(f"Cannot run this setting: {exc}")
-        form_cfg, submitted = None, False
-
-    def lookup(c: GeneralizationConfig) -> RunResult | None:  # a selection of the shipped run's models trains nothing
-        return lookup_in(store.get, c)
-
-    if form_cfg is not None and lookup(form_cfg) is None:
-        try:
-            check_cost(form_cfg)  # only a run that would train must fit the server's limits; shipped ones are free
-            if not submitted:
-                warm(form_cfg, delay=WARM_DELAY)
-        except ValueError as exc:
-            st.error(f"Cannot run this setting: {exc}")
-            form_cfg, submitted = None, False
-    with picture:
-        the_split(form_cfg or DIGITS)
-        st.caption("Split by image too: a third of each digit's scans are test digits only, so every test digit is "
-                   "handwriting the models never saw, whatever its centre.")
-    cfg, result = stored_or_trained(store, form_cfg, submitted, st.session_state.get("digits_predict"), curve, DIGITS,
-                                    [c.key for c in CONTROLS], lookup=lookup, prefix="digits_")
-    with prediction_box:
-        revealed = predict_first(cfg, result, f"At the {term('seen and unseen positions', 'unseen positions')}, on "
-                                 "digits it never saw, the lesson's ViT will score…", one_of(PREDICTIONS), "digits_predict")
-    with results_area:
-        if ready_to_show(result, revealed):
-            changed_since(CONTROLS, form_cfg, cfg)
-            results(cfg, result, store)
+    shown = run_experiment(EXPERIMENT, results)
     background(BACKGROUND)
-
-    def do(ex) -> None:
-        st.button(f"Fill the form with {ex.preset}", key=f"digits_do_{ex.key}", on_click=load_preset,
-                  args=(CONTROLS, PRESETS[ex.preset]), help=f"{PRESET_NOTES[ex.preset]} Then press Run above.")
-
-    exercise_panel(PAGE, (store.get,), do)
+    exercise_panel(PAGE, (shown.store.get,), preset_exercise(EXPERIMENT))
     link = share_link()
-    if result is not None and revealed:
-        downloads(result, link)
+    if shown.result is not None and shown.revealed:
+        downloads(shown.result, link)
     show_source(digits.place, digits.split, digits.draw, datasets.Dataset)
 
 

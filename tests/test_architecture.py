@@ -135,8 +135,8 @@ def test_static_tables_are_html_tables_not_markdown_cells():
 
 SETTING_WIDGETS = {"slider", "select_slider", "radio", "selectbox", "multiselect", "number_input", "toggle", "checkbox",
                    "text_input", "segmented_control", "pills"}
-# a learner's own answers: a shared link must not carry them (prediction_key: ui.prediction.predict_first's widget)
-NOT_IN_THE_LINK = ("predict", "answer_", "bench_pick", "prediction_key")
+# a learner's own answers: a shared link must not carry them (prediction_key: ui.prediction_gate.predict_first's widget)
+NOT_IN_THE_LINK = ("predict", "answer_", "bench_predict", "prediction_key")
 
 
 def test_every_setting_control_is_in_the_link():
@@ -145,14 +145,17 @@ def test_every_setting_control_is_in_the_link():
     unbound = []
     for path in [*(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py"), ROOT / "app.py"]:
         for node in ast.walk(ast.parse(path.read_text())):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr in SETTING_WIDGETS):
+            if not isinstance(node, ast.Call):
+                continue
+            linked_by_name = isinstance(node.func, ast.Name) and node.func.id == "named"  # ui.url_state.named
+            if not (linked_by_name or isinstance(node.func, ast.Attribute) and node.func.attr in SETTING_WIDGETS):
                 continue
             kw = {k.arg: k.value for k in node.keywords}
             if "key" not in kw:
                 continue
             key = ast.unparse(kw["key"])
-            if "bind" not in kw and not any(key.strip("f'\"").startswith(p) for p in NOT_IN_THE_LINK):
+            if ("bind" not in kw and not linked_by_name
+                    and not any(key.strip("f'\"").startswith(p) for p in NOT_IN_THE_LINK)):
                 unbound.append(f"{path.name}:{node.lineno} key={key}")
     assert not unbound, unbound
 

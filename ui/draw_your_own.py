@@ -23,6 +23,7 @@ from ui.figures import image_figures, model_figures
 from ui.glossary import term
 from ui.look_inside import one_side
 from ui.server_runs import run_id
+from ui.url_state import named
 from ui.widgets import URL, chart, plot, static_table
 
 
@@ -148,7 +149,8 @@ def follow(result: RunResult, prefix: str, d: np.ndarray, drawn: int) -> None:
     """One model and seed, layer by layer."""
     c1, c2 = st.columns(2)
     models = [m for m in result.config.models if any(k.startswith(f"{m}/") for k in result.weights)]
-    name = c1.selectbox("Follow model", models, format_func=model_figures.label, key=f"{prefix}draw_model", bind=URL)
+    name = named(c1.selectbox, "Follow model", models, models[0], format_func=model_figures.label,
+                 key=f"{prefix}draw_model", labels="model")
     seed = c2.selectbox("Seed", list(result.config.train.seeds), key=f"{prefix}draw_seed", bind=URL)
     classes = result.config.data.kind.classes
     com = drawings.centre_of_mass(d) or (0, 0)

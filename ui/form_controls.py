@@ -9,13 +9,20 @@ import streamlit as st
 
 from core.engine.run_config import GeneralizationConfig
 from core.lessons.controls import Control
+from ui.url_state import named
 from ui.widgets import URL
 
 
 def control_widget(c: Control, default, where=st) -> None:
-    """One control, its value starting at ``default`` (the lesson's)."""
+    """One control, its value starting at ``default`` (the lesson's). A control whose options are shown by a
+    label is linked by the options' names (``ui.url_state``); the others by Streamlit's own binding."""
     options = list(c.options)
-    fmt = {"format_func": c.format} if c.format else {}
+    if c.format and c.widget != "slider":
+        wrap = {"wrap": True} if c.widget == "multiselect" else {}
+        named(getattr(where, c.widget), c.label, options, default, key=c.key, format_func=c.format, help=c.help,
+              **wrap, **c.extra)
+        return
+    fmt = {}
     if c.widget == "slider":
         lo, hi, *step = c.bounds
         where.slider(c.label, lo, hi, default, step=step[0] if step else None, key=c.key, bind=URL, help=c.help,

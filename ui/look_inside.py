@@ -28,6 +28,7 @@ from core.nn.pos_embed import sincos_1d, sincos_2d
 from ui.figures import image_figures, model_figures
 from ui.glossary import term
 from ui.server_runs import run_id
+from ui.url_state import named
 from ui.widgets import URL, bullets, chart, plot, static_table
 
 # Seconds after a run's results are sent before its models are rebuilt: started at once, the rebuilding took the
@@ -69,7 +70,8 @@ def controls(result: RunResult, prefix: str) -> tuple[str, int, str, int, int] |
     d = result.config.data
     centres = list(d.kind.centres(d.img_size))
     c1, c2, c3 = st.columns(3)
-    name = c1.selectbox("Model", models, format_func=model_figures.label, key=f"{prefix}probe_model", bind=URL)
+    name = named(c1.selectbox, "Model", models, models[0], format_func=model_figures.label, key=f"{prefix}probe_model",
+                 labels="model")
     seed = c2.selectbox("Seed", list(result.config.train.seeds), key=f"{prefix}probe_seed", bind=URL)
     shape = c3.radio("Class drawn", d.kind.classes, horizontal=True, key=f"{prefix}probe_shape", bind=URL)
     unseen = result.config.data.test_range[0]

@@ -14,13 +14,15 @@ import streamlit as st
 from core.engine.behaviour import answers
 from core.engine.run_config import GeneralizationConfig
 from core.engine.run_result import RunResult, mean_grid, position_grid, summary
-from core.engine.verdict import BAND_WORDS, MARGIN, PREDICTIONS, Verdict, judge_prediction, verdicts
+from core.engine.verdict import BAND_WORDS, MARGIN, Verdict, verdicts
 from core.inspect.trained_model import run_data
+from core.lessons.prediction import Prediction, judged_model
 from core.models.model_config import ModelConfig
-from core.models.registry import build, spec
+from core.models.registry import build
 from ui.downloads import results_csv, run_json
 from ui.figures import image_figures, model_figures
 from ui.server_runs import trains_on_workers
+from ui.url_state import named
 from ui.widgets import URL, chart, static_table
 
 PREDICTION_WORDS = {"right": "✅ **right**", "possible": "🤔 **not ruled out, not confirmed**: the interval reaches "
@@ -44,8 +46,9 @@ def the_split(cfg: GeneralizationConfig) -> None:
         table=[{"image": c.replace("<br>", ", ")} for c in captions]), key="the_split")
 
 
-def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str | None,
-                   predictions: dict[str, tuple[str, ...]] = PREDICTIONS) -> None:
+def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str | None, asked: Prediction) -> None:
+    """The run's origin, its diverged seeds, the learner's ``prediction`` (one of ``asked``'s options) judged
+    against the model it is about, and every model's verdict."""
     st.subheader("Results")
     origin = ("precomputed with this code and shipped with the app (press *Re-run this setting live* to train it "
               "now)" if result.origin == "shipped" else
@@ -58,11 +61,10 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
         st.error(f"{model_figures.label(r.model)}, seed {r.seed}: training **diverged at epoch {r.diverged_at}** (the loss "
                  "exploded or was not finite), so it has no accuracy. Lower the learning rate.")
     v = verdicts(result, {m: model_figures.label(m) for m in cfg.models})
-    transformers = [m for m in cfg.models if spec(m).transformer and m in v]
-    if transformers and prediction is not None:
-        m = transformers[0]
-        st.markdown(f"**Your prediction:** {prediction} → {PREDICTION_WORDS[judge_prediction(prediction, v[m], predictions)]}. "
-                    f"{model_figures.label(m)}: {v[m].text}.")
+    m = judged_model(cfg.models, v)
+    if m is not None and prediction is not None:
+        st.markdown(f"**Your prediction:** {prediction} → {PREDICTION_WORDS[asked.judge(prediction, v[m])]}, judged "
+                    f"against {model_figures.label(m)} ({asked.about}): {v[m].text}.")
     per_row = 3  # more side by side cut every model's name and interval at 1400 px (lesson 5 has seven)
     columns = [col for start in range(0, len(v), per_row) for col in st.columns(per_row)]
     for col, (m, verdict) in zip(columns, v.items(), strict=False):
@@ -186,7 +188,8 @@ def generalization_maps(cfg: GeneralizationConfig, result: RunResult) -> None:
 
 def misclassified(cfg: GeneralizationConfig, result: RunResult, prefix: str = "") -> None:
     c1, c2 = st.columns(2)
-    who = c1.selectbox("Model", list(cfg.models), format_func=model_figures.label, key=f"{prefix}mis_model", bind=URL)
+    who = named(c1.selectbox, "Model", cfg.models, cfg.models[0], format_func=model_figures.label,
+                key=f"{prefix}mis_model", labels="model")
     seed = c2.selectbox("Seed", list(cfg.train.seeds), key=f"{prefix}mis_seed", bind=URL)
     wrong = [p for p in result.test_predictions if p.model == who and p.seed == seed and not p.correct]
     n = sum(1 for p in result.test_predictions if p.model == who and p.seed == seed)

@@ -12,7 +12,7 @@ from core.engine.flights import TrainingStopped, check_sweep_cost, sweep_through
 from core.engine.run_config import GeneralizationConfig, Sweep
 from core.engine.run_result import RunResult
 from ui.figures import model_figures
-from ui.prediction import judge
+from ui.prediction_gate import judge
 from ui.server_runs import run_flights
 from ui.widgets import URL, as_text, plot
 

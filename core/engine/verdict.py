@@ -44,12 +44,6 @@ BAND_WORDS = {"below": "below chance", "chance": "at chance", "unclear": "can't 
 ABOVE_CHANCE = ("between", "above", "top")  # the bands whose interval excludes chance from above
 CANT_TELL = ("unclear", "above")  # the bands that say "can't tell yet"
 
-# The prediction a learner makes before pressing Run, and the bands each one names. No option names another
-# model's result; "can't tell" is not a prediction of an outcome, so none offers it.
-PREDICTIONS = {"≈100 %: near perfect": ("top",), "clearly above chance, clearly below 100 %": ("between",),
-               "≈50 % (chance) or worse": ("chance", "below")}
-
-
 def t95(df: int) -> float:
     """The t quantile for ``df`` degrees of freedom (the next smaller tabulated df: conservative)."""
     if df < 1:
@@ -217,18 +211,3 @@ def verdicts(result: RunResult, labels: dict[str, str] | None = None, measure: s
         what = iv.counted if measure == "test" else f"{iv.seeds} seed(s) × {iv.images} distinct images at the map's unseen centres"
         out[m] = Verdict(m, iv, band, f"{iv}, {what}: {words}", best, chance)
     return out
-
-
-def judge_prediction(prediction: str, verdict: Verdict, predictions: dict[str, tuple[str, ...]] = PREDICTIONS) -> str:
-    """"right" when the prediction (one of ``predictions``) names the outcome's band; "possible" when it does
-    not, but the interval still reaches into the predicted band (more seeds or test images would decide); else
-    "wrong"."""
-    if prediction not in predictions:
-        raise ValueError(f"prediction must be one of {list(predictions)}, got {prediction!r}")
-    bands = predictions[prediction]
-    if verdict.band in bands:
-        return "right"
-    iv, best, chance = verdict.interval, verdict.best, verdict.chance
-    reaches = {"below": iv.lo < chance, "chance": iv.contains(chance),
-               "between": iv.hi > chance and iv.lo < best.mean - MARGIN, "top": iv.hi >= best.mean - MARGIN}
-    return "possible" if any(reaches[b] for b in bands) else "wrong"

@@ -23,8 +23,16 @@ from core.engine.verdict import Verdict, distinct_test_images, verdicts
 from core.lessons.controls import Control
 from core.lessons.exercise import Answer, Exercise
 from core.lessons.model_cards import label
+from core.lessons.prediction import Prediction
 from core.models.model_config import ATTN_IMPLS, GLOBAL_POOLS, POS_EMBEDS, ModelConfig
 from core.models.registry import REGISTRY, spec
+
+# What the learner predicts before the run: the ViT's outcome at the unseen positions, as verdict bands
+PREDICTION = Prediction(
+    (("≈100 %: near perfect", ("top",)),
+     ("clearly above chance, clearly below 100 %", ("between",)),
+     ("≈50 % (chance) or worse", ("chance", "below"))),
+    about="the lesson's ViT")
 
 # The models the two splits are compared on: the lesson's, the learned and no-position tables, relative bias, the
 # CNN, its flatten-head variant and the notebook's MLP

@@ -25,7 +25,15 @@ from core.lessons.lesson3_vit_vs_cnn import FITS, OPTIONS, OUTCOME, Lookup, Pres
 from core.lessons.lesson4_fixing_the_vit import FORM_SEEDS, compared, first_seeds, from_bench
 from core.lessons.model_cards import BENCH as BENCH_MODELS
 from core.lessons.model_cards import label
+from core.lessons.prediction import Prediction
 from core.models.registry import spec
+
+# What the learner predicts before the run: the ViT's outcome at the unseen positions, as verdict bands
+PREDICTION = Prediction(
+    (("Near the best model's accuracy", ("top",)),
+     ("Clearly above chance, clearly below the best", ("between",)),
+     ("At chance, or below it", ("chance", "below"))),
+    about="the lesson's ViT")
 
 MODELS = ("vit", "cnn", "vit-shift", "vit-nopos-avg", "vit-sincos2d", "vit-relpos", "cnn-flatten")
 REMEDIES = ("vit-shift", "vit-nopos-avg", "vit-sincos2d", "vit-relpos")

@@ -4,13 +4,11 @@ import pytest
 
 from core.engine.verdict import (
     MARGIN,
-    PREDICTIONS,
     Interval,
     accuracy_interval,
     band_of,
     difference,
     distinct_test_images,
-    judge_prediction,
     t95,
     verdicts,
     wilson,
@@ -88,16 +86,3 @@ def test_the_shipped_runs_are_said_no_more_strongly_than_their_intervals():
     assert verdicts(ex2)["vit"].band == "above"
     with pytest.raises(ValueError, match="measure must be one of"):
         verdicts(lesson, measure="train")
-
-
-def test_prediction_is_right_possible_or_wrong():
-    lesson, _ = load_shipped("lesson")
-    vit = verdicts(lesson)["vit"]  # can't tell yet: its interval reaches chance and beyond
-    assert [judge_prediction(p, vit) for p in PREDICTIONS] == ["wrong", "possible", "possible"]
-    assert judge_prediction("≈100 %: near perfect", verdicts(lesson)["cnn"]) == "right"
-    with pytest.raises(ValueError):
-        judge_prediction("50/50", vit)
-
-
-def test_no_prediction_names_another_models_result():
-    assert not any("CNN" in p or "cnn" in p for p in PREDICTIONS)

@@ -10,7 +10,7 @@ PAGE = "pages/4_Fixing_the_ViT.py"
 def reveal(at, picks=("vit-shift", "vit-relpos")):
     """Predict ``picks`` and check them against the result; no picks: show it without predicting."""
     if picks:
-        at.multiselect(key="bench_pick").set_value(list(picks)).run()
+        at.multiselect(key="bench_predict").set_value(list(picks)).run()
         next(b for b in at.button if b.label == "Check it against the result").click().run()
     else:
         next(b for b in at.button if b.label == "Show the result without predicting").click().run()
@@ -58,7 +58,7 @@ def test_a_selection_of_the_bench_shows_at_once_and_is_judged_against_the_pick_m
 
 def test_a_new_setting_waits_for_its_own_prediction():
     at = reveal(page(PAGE, timeout=60), ())
-    at.multiselect(key="bench_pick").set_value([]).run()
+    at.multiselect(key="bench_predict").set_value([]).run()
     at.multiselect(key="bench_models").set_value(["vit", "cnn"])
     next(b for b in at.button if b.label == "Run").click().run()
     assert not at.dataframe and any("make your prediction above" in i.value for i in at.info)

@@ -8,7 +8,7 @@ def gate_script(kind: str):
     import streamlit as st
 
     from core.lessons.lesson3_vit_vs_cnn import PRESETS
-    from ui.prediction import judged, one_of, predict_first, some_of
+    from ui.prediction_gate import judged, one_of, predict_first, some_of
 
     cfg = PRESETS[st.session_state.get("setting", "lesson")]
     ask = one_of(["low", "high"]) if kind == "one" else some_of(["a", "b", "c"], "Which")

@@ -1,0 +1,60 @@
+"""ui/url_state.py: a choice shown by its label is linked by its name; links saved with labels (as they were
+before) still open the same setting, even after a label is renamed."""
+
+import dataclasses
+
+import pytest
+
+from core.lessons import model_cards
+from tests.apptest_helpers import page
+
+PAGE = "pages/3_ViT_vs_CNN.py"
+
+
+def linked(at, key: str) -> list[str]:
+    """What the address holds for ``key``, as a list (one value or several)."""
+    value = at.query_params.get(key, [])
+    return value if isinstance(value, list) else [value]
+
+
+def opened(query: dict):
+    at = page(PAGE, timeout=60, query=query)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_a_link_names_options_by_name_and_an_old_link_by_label_opens_the_same_setting():
+    by_name = opened({"models": ["cnn", "mlp"], "pos_scale": "0.02", "global_pool": "avg"})
+    by_label = opened({"models": ["CNN", "MLP (flatten + hidden layer)"], "pos_scale": "0.02",
+                       "global_pool": "mean of patches"})
+    for at in (by_name, by_label):
+        assert at.multiselect(key="models").value == ["cnn", "mlp"]
+        assert at.select_slider(key="pos_scale").value == 0.02 and at.radio(key="global_pool").value == "avg"
+        assert linked(at, "models") == ["cnn", "mlp"] and linked(at, "global_pool") == ["avg"]
+        assert linked(at, "pos_scale") == ["0.02"]
+
+
+def test_a_renamed_label_still_opens_old_and_new_links(monkeypatch):
+    monkeypatch.setitem(model_cards.CARDS, "cnn", dataclasses.replace(model_cards.CARDS["cnn"], label="ConvNet"))
+    for query in ({"models": "CNN"}, {"models": "cnn"}):  # a link saved with the old label; one by name
+        at = opened(query)
+        assert at.multiselect(key="models").value == ["cnn"]
+        assert "ConvNet" in at.multiselect(key="models").options
+
+
+@pytest.mark.parametrize("value", ["no-such-model", "ViT (lessons)"])
+def test_a_value_that_names_no_option_leaves_the_default(value):
+    at = opened({"models": value})
+    assert at.multiselect(key="models").value == ["vit", "cnn"] and "models" not in at.query_params
+
+
+def test_the_default_is_left_out_of_the_link_and_a_change_goes_in_by_name():
+    from core.lessons.lesson3_vit_vs_cnn import SWEEPS
+
+    at = opened({})
+    assert "models" not in at.query_params and "sweep_name" not in at.query_params
+    second = list(SWEEPS)[1]
+    at.selectbox(key="sweep_name").set_value(second).run()
+    assert linked(at, "sweep_name") == [second]
+    at.selectbox(key="sweep_name").set_value(list(SWEEPS)[0]).run()
+    assert "sweep_name" not in at.query_params

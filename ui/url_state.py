@@ -1,0 +1,88 @@
+"""Choices shown by their label and linked by their name: ``?models=vit&models=cnn``, never the label.
+
+Streamlit's own URL binding (``bind="query-params"``) writes a widget's *formatted* option into the address, so a
+link would read ``models=ViT (lesson)`` and renaming a label would turn every saved link back into the defaults,
+silently. ``named`` draws the same widget unbound and keeps the address itself: an option's name (``str`` of the
+option: a model's registry name, an offset, a scale) goes into the URL, a value equal to the default is left
+out, and the value outlives the page's widgets when the learner visits another page, as a bound widget's does.
+
+Links saved before names were used carry the labels of that time: ``link_labels.json`` holds them, frozen, for
+each control (a label renamed later still opens its old link). A value that is neither is left at the default.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from functools import cache
+from pathlib import Path
+
+import streamlit as st
+
+LABELS_FILE = Path(__file__).with_name("link_labels.json")
+KEPT = "_linked_"  # + a widget's key: its value, kept when the page's widgets are cleaned up
+
+
+@cache
+def old_labels() -> dict[str, dict[str, object]]:
+    """Per table (a control's key, or "model" for any choice of models): the labels links carried, -> option."""
+    return json.loads(LABELS_FILE.read_text())
+
+
+def name_of(option: object) -> str:
+    return str(option)
+
+
+def named(widget: Callable, label: str, options: Sequence, default, *, key: str, format_func: Callable,
+          labels: str | None = None, **kwargs):
+    """``widget`` (``st.selectbox``, ``st.radio``, ``st.select_slider`` or ``st.multiselect``, or a column's)
+    showing each option as ``format_func(option)``, its value linked by name under ``key``; ``labels``: the
+    table of the labels old links carried (default: ``key``'s own). Returns the widget's value."""
+    kind = widget.__name__
+    options, many = list(options), kind == "multiselect"
+    if key not in st.session_state:
+        linked = _from_link(key, options, many, labels or key)
+        if linked is not None:
+            st.session_state[key] = linked
+        elif KEPT + key in st.session_state and _valid(st.session_state[KEPT + key], options, many):
+            st.session_state[key] = st.session_state[KEPT + key]
+    start = {}
+    if key not in st.session_state:  # a value given both ways makes Streamlit warn on the page
+        start = ({"default": list(default)} if many else {"value": default} if kind == "select_slider"
+                 else {"index": options.index(default)})
+    value = widget(label, options, key=key, format_func=format_func, **start, **kwargs)
+    st.session_state[KEPT + key] = value
+    _to_link(key, value, default, many)
+    return value
+
+
+def _valid(value, options: list, many: bool) -> bool:
+    return all(v in options for v in value) if many else value in options
+
+
+def _from_link(key: str, options: list, many: bool, table: str):
+    """The value the address names for ``key``: by option name, or by a label an old link carried; None when it
+    names none, or one that is not an option now."""
+    if key not in st.query_params:
+        return None
+    by_name = {name_of(o): o for o in options}
+    by_label = old_labels().get(table, {})
+    picked = []
+    for text in st.query_params.get_all(key):
+        option = by_name.get(text, by_label.get(text))
+        if option is None or option not in options:
+            return None
+        picked.append(option)
+    if not picked:
+        return None
+    return picked if many else picked[-1]
+
+
+def _to_link(key: str, value, default, many: bool) -> None:
+    same = list(value) == list(default) if many else value == default
+    names = [name_of(v) for v in value] if many else name_of(value)
+    if same:
+        if key in st.query_params:
+            del st.query_params[key]
+    elif (st.query_params.get_all(key) if many else st.query_params.get(key)) != names:
+        st.query_params[key] = names
