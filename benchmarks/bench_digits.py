@@ -23,10 +23,10 @@ from dataclasses import replace
 import torch
 
 from core.engine.run import run, train_job
-from core.engine.run_config import LESSON
+from core.engine.run_config import NOTEBOOK_SETUP
 from core.lessons.lesson5_real_handwriting import MODELS, PRESETS
 
-SETTINGS = {"shapes (lesson 3)": LESSON, "ten digits": PRESETS["ten digits"], "0 vs 1": PRESETS["0 vs 1"]}
+SETTINGS = {"shapes (lesson 3)": NOTEBOOK_SETUP, "ten digits": PRESETS["ten digits"], "0 vs 1": PRESETS["0 vs 1"]}
 
 
 def main() -> None:
@@ -43,7 +43,7 @@ def main() -> None:
         for m in MODELS:
             for s, cfg in configs.items():
                 times[m, s].append(train_job(cfg, m, 0).seconds)
-    lines = [f"{LESSON.train.epochs} epochs, seed 0, one thread, median of {args.tries}; load "
+    lines = [f"{NOTEBOOK_SETUP.train.epochs} epochs, seed 0, one thread, median of {args.tries}; load "
              f"{os.getloadavg()[0]:.2f}",
              f"{'model':<14}" + "".join(f"{s:>26}" for s in configs)]
     for m in MODELS:

@@ -23,7 +23,7 @@ import threading
 import time
 
 from core.engine.flights import Flights
-from core.engine.run_config import LESSON, with_value
+from core.engine.run_config import NOTEBOOK_SETUP, with_value
 from core.engine.store import ResultStore
 from support.browser import ROOT
 
@@ -37,7 +37,7 @@ def command_line_seconds(epochs: int) -> float:
 
 def class_seconds(learners: int, epochs: int) -> tuple[list[float], int, bool]:
     """(each learner's seconds to its result, trainings started, every learner got the same rows)."""
-    cfg = with_value(LESSON, "train.epochs", epochs)
+    cfg = with_value(NOTEBOOK_SETUP, "train.epochs", epochs)
     flights = Flights(ResultStore())
     go = threading.Barrier(learners)
     seconds, rows = [0.0] * learners, [None] * learners

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.data import datasets, digits
-from core.engine.run_config import LESSON, GeneralizationConfig
+from core.engine.run_config import NOTEBOOK_SETUP, GeneralizationConfig
 from core.engine.run_result import RunResult
 from core.engine.verdict import verdicts
 from core.lessons.lesson5_real_handwriting import (
@@ -95,7 +95,7 @@ def results(shown: Shown) -> None:
         "Draw your own": lambda: draw_your_own(result, "digits_"),
     })
     st.subheader("What to notice")
-    shapes = shown.store.get(LESSON)
+    shapes = shown.store.get(NOTEBOOK_SETUP)
     bullets(cached_notes(cfg, run_id(result), shapes and run_id(shapes), result, shapes))
     load_models_ahead(result)  # for the first click into Look inside or Draw your own
 

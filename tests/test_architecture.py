@@ -174,3 +174,12 @@ def test_no_two_pages_share_a_control_key():
                     if owner.setdefault(key.value, path.name) != path.name:
                         clashes.append((key.value, owner[key.value], path.name))
     assert not clashes, clashes
+
+
+def test_lesson_modules_import_the_shared_parts_never_each_other():
+    """What lessons 3, 4 and 5 share is in core/lessons/experiment_parts.py; a lesson module importing another
+    lesson's would tie the two together (what_broke.py is lesson 3's own)."""
+    lessons = sorted((ROOT / "core" / "lessons").glob("lesson[0-9]_*.py"))
+    crossing = [f"{p.name} imports {m}" for p in lessons for m in imports(p)
+                if m.startswith("core.lessons.lesson") and m.split(".")[2] != p.stem]
+    assert not crossing, crossing

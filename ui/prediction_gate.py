@@ -1,4 +1,6 @@
-"""Predict first: the gate every experiment page puts before its results. A result is shown only for a setting
+"""Predict first: the gate every experiment page puts before its results (``predict_first``), and before a
+section's own result (``predict_before``); what a lesson's prediction is and how it is judged is
+``core.lessons.prediction``. A result is shown only for a setting
 whose prediction was made (or explicitly skipped) before it was run or revealed, and the prediction is judged
 against that result (ui.result_sections)."""
 
@@ -65,6 +67,20 @@ def predict_first(cfg: GeneralizationConfig, result: RunResult | None, question:
         st.rerun()
     if st.button("Show the result without predicting", key=f"{prediction_key}_skip", width="stretch"):
         done[cfg] = None
+        st.rerun()
+    return False
+
+
+def predict_before(name: str, question: str, options: tuple[str, ...], skip: str) -> bool:
+    """The gate before a section's own result that no setting of the form decides (lesson 3's *What broke the
+    ViT?*: a shipped sweep, a test of the run on screen): True once a prediction is made or skipped (``skip``: the
+    button's label). The learner's own answer, under ``predict_<name>``: never in the link."""
+    key = f"predict_{name}"
+    choice = st.radio(question, options, index=None, key=f"predict_{name}")
+    if choice is not None or st.session_state.get(f"{key}_skipped"):
+        return True
+    if st.button(skip, key=f"{key}_skip"):
+        st.session_state[f"{key}_skipped"] = True
         st.rerun()
     return False
 

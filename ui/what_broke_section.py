@@ -19,25 +19,13 @@ from core.lessons.lesson4_fixing_the_vit import BENCH
 from core.lessons.what_broke import scale_notes, scale_points, shift_notes, split_notes, split_rows
 from ui.figures import model_figures
 from ui.glossary import term
+from ui.prediction_gate import predict_before
 from ui.server_runs import run_id
 from ui.widgets import bullets, chart, static_table
 
 ALPHA_OPTIONS = ("Near chance, as at α = 1", "Clearly above chance", "Clearly below chance")
 SPLIT_OPTIONS = ("Both stay near their whole-patch accuracy", "The CNN holds, the ViT drops",
                  "The ViT holds, the CNN drops", "Both drop")
-
-
-def predicted(name: str, question: str, options: tuple[str, ...], skip: str) -> bool:
-    """A prediction before an experiment's result (a learner's own answer, under ``predict_<name>``: never in the
-    link); True once made or skipped (``skip``: the button's label)."""
-    key = f"predict_{name}"
-    choice = st.radio(question, options, index=None, key=f"predict_{name}")
-    if choice is not None or st.session_state.get(f"{key}_skipped"):
-        return True
-    if st.button(skip, key=f"{key}_skip"):
-        st.session_state[f"{key}_skipped"] = True
-        st.rerun()
-    return False
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -73,7 +61,7 @@ def what_broke(result: RunResult, lookup) -> None:
     st.markdown(f"**2 · The position table's size.** The lesson's ViT adds a fixed 1-D sin-cos table to its patch "
                 "tokens. The sweep below trained it again at several scales α of that table, nothing else changed, "
                 f"five {term('seed', 'seeds')} each.")
-    if predicted("alpha", "Predict: at α = 0.02 (a table 50 times smaller), the lesson's ViT at the unseen "
+    if predict_before("alpha", "Predict: at α = 0.02 (a table 50 times smaller), the lesson's ViT at the unseen "
                  "test centres will score…", ALPHA_OPTIONS, "Show the sweep without predicting"):
         points = scale_points()
         if points is None:
@@ -114,7 +102,7 @@ def what_broke(result: RunResult, lookup) -> None:
         st.info("The two splits' runs are not on this server: `python -m scripts.precompute splits-notebook "
                 "splits-phase` makes them, or pick their presets above and press Run.")
         return
-    if not predicted("split", "Predict: at offsets never trained, the lesson's CNN and the ViT without any "
+    if not predict_before("split", "Predict: at offsets never trained, the lesson's CNN and the ViT without any "
                      "position table will…", SPLIT_OPTIONS, "Show the two splits without predicting"):
         return
     rows = split_rows(notebook, phase)

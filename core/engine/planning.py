@@ -25,7 +25,7 @@ from typing import TypeVar
 
 from core.data.data_config import max_distinct_training_images
 from core.engine.machine import WORKER_BASE, MiB, cpu_count, rss, total_budget
-from core.engine.run_config import LESSON, GeneralizationConfig
+from core.engine.run_config import NOTEBOOK_SETUP, GeneralizationConfig
 from core.models.registry import spec
 
 MARGIN = 256 * MiB  # for everything else a run allocates in the app (data, outputs, the page)
@@ -54,7 +54,7 @@ def run_flops(cfg: GeneralizationConfig) -> float:
 
 def relative_cost(cfg: GeneralizationConfig) -> float:
     """``run_flops`` in units of the lesson preset's."""
-    return run_flops(cfg) / run_flops(LESSON)
+    return run_flops(cfg) / run_flops(NOTEBOOK_SETUP)
 
 
 def check_cost(cfg: GeneralizationConfig, limit: float = MAX_RUN_COST, what: str = "this run") -> None:

@@ -244,26 +244,39 @@ def _position(redis: Redis, job_id: str) -> int:
         return 0
 
 
+MOST = 10**9  # no count a job reports (an epoch, a place in line, epochs done) is larger
+
+
+def _count(v: object) -> bool:
+    return type(v) is int and 0 <= v <= MOST
+
+
+def _number(v: object) -> bool:
+    """A finite number of a sane size (JSON's integers have no bound: a loss of 10**400 is no float)."""
+    return (type(v) is float or type(v) is int) and abs(v) <= 1e30 and v == v
+
+
 def _progress(progress: object, cfg: GeneralizationConfig) -> tuple[int | None, Step | None, list[dict]]:
     """The job's place in line, last epoch and curve from its record; anything of another shape (a hand-made
-    entry: another type, a model or seed the setting does not train) reads as no progress yet."""
+    entry: another type, a number out of range, a model or seed the setting does not train) reads as no
+    progress yet."""
     jobs = {(name, seed) for seed, name in cfg.jobs}
     if not isinstance(progress, dict):
         return None, None, []
     waiting, step, curve = progress.get("waiting"), progress.get("step"), progress.get("curve", [])
-    types = (str, int, int, float, int, int)
-    if not (waiting is None or type(waiting) is int and waiting >= 0):
+    if not (waiting is None or _count(waiting)):
         waiting = None
-    if not (isinstance(step, list) and len(step) == len(types) and all(
-            isinstance(v, t) and not isinstance(v, bool) or t is float and type(v) is int
-            for v, t in zip(step, types, strict=True)) and 0 <= step[4] <= step[5] and (step[0], step[1]) in jobs):
+    if not (isinstance(step, list) and len(step) == 6 and isinstance(step[0], str) and _count(step[1])
+            and (step[0], step[1]) in jobs and _count(step[2]) and _number(step[3]) and _count(step[4])
+            and _count(step[5]) and step[4] <= step[5]):
         step = None
-    point = {"model": str, "seed": int, "epoch": int, "test_acc": float}
+    point = {"model", "seed", "epoch", "test_acc"}
     if not (isinstance(curve, list) and all(
-            isinstance(p, dict) and set(p) == set(point) and all(isinstance(p[k], t) for k, t in point.items())
-            and (p["model"], p["seed"]) in jobs for p in curve)):
+            isinstance(p, dict) and set(p) == point and isinstance(p["model"], str) and _count(p["seed"])
+            and (p["model"], p["seed"]) in jobs and _count(p["epoch"]) and type(p["test_acc"]) is float
+            and 0 <= p["test_acc"] <= 1 for p in curve)):
         curve = []
-    return waiting, (Step(*step) if step else None), list(curve)
+    return waiting, (Step(step[0], step[1], step[2], float(step[3]), step[4], step[5]) if step else None), list(curve)
 
 
 class QueueFlights:

@@ -57,13 +57,14 @@ from core.engine.queue_redis import (
     QUEUE,
     TAKEN_BY,
     URL_VARIABLE,
+    WORKERS,
     Keys,
     QueueUnreachable,
     beat,
     connect,
     forget_worker,
-    is_live,
     recent,
+    redis_now,
     repaired,
 )
 from core.engine.redis_archive import RedisArchive
@@ -119,6 +120,44 @@ return 1
 """
 
 
+# The lab's clean-up, inside Redis: KEYS workers (their heartbeats), the queue; ARGV the prefix of a worker's
+# list, the heartbeat before which a worker is dead, the most dead workers looked at, this worker's name, the most
+# bytes an entry may take, the prefix of a job's key. Every name and entry is measured before it is used; a key
+# of another type is deleted (the heartbeats' too: the next heartbeat writes them anew). Answers the ids handed back.
+_CLEAN_UP = """
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind ~= 'zset' then
+  if kind ~= 'none' then redis.call('DEL', KEYS[1]) end
+  return {}
+end
+local queue = redis.call('TYPE', KEYS[2]).ok
+if queue ~= 'none' and queue ~= 'list' then redis.call('DEL', KEYS[2]) end
+local most = tonumber(ARGV[5])
+local handed = {}
+for _, name in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))) do
+  if #name <= 100 and name ~= ARGV[4] then
+    local key = ARGV[1] .. name
+    if redis.call('TYPE', key).ok == 'list' then
+      for i = 0, math.min(redis.call('LLEN', key), 10) - 1 do
+        local entry = redis.call('LINDEX', key, i)
+        if entry and #entry <= most then
+          local job = ARGV[6] .. entry
+          if redis.call('TYPE', job).ok == 'hash' and redis.call('HSTRLEN', job, 'status') <= 16
+              and redis.call('HGET', job, 'status') == 'queued' then
+            redis.call('LPUSH', KEYS[2], entry)
+            handed[#handed + 1] = entry
+          end
+        end
+      end
+    end
+    redis.call('DEL', key)
+  end
+  redis.call('ZREM', KEYS[1], name)
+end
+return handed
+"""
+
+
 class JobRefused(ValueError):
     """A job this worker will not run: its message says why, in one line."""
 
@@ -134,7 +173,7 @@ def job_arguments(config: object, eval_every: object, fingerprint: object) -> tu
     try:
         cfg = from_plain(GeneralizationConfig, config, "config")
         check_cost(cfg)
-    except (ValueError, TypeError, RecursionError) as exc:
+    except (ValueError, TypeError, RecursionError, OverflowError) as exc:
         raise JobRefused(f"its setting is not one the lab trains: {plain(exc, 300)}") from None
     return cfg, eval_every
 
@@ -264,7 +303,7 @@ class LabWorker:
                     log.warning("refused a queue entry of %s bytes (no job id is that long): moved aside unread",
                                 answer[1].decode())
                 else:
-                    self.take(answer[1])
+                    self._take_or_refuse(answer[1])
             except (ConnectionError, TimeoutError) as exc:
                 self.outage.failed(exc, "it waits for a job")
                 self.stopping.wait(1.0)
@@ -273,6 +312,16 @@ class LabWorker:
                 self.stopping.wait(1.0)
 
     # ------------------------------------------------------------ one entry
+    def _take_or_refuse(self, raw: bytes) -> None:
+        """``take``; an entry whose reading fails in a way no check foresaw is refused like any other, and the
+        worker goes on (a Redis that fails is the loop's to wait for)."""
+        try:
+            self.take(raw)
+        except RedisError:
+            raise
+        except Exception as exc:  # noqa: BLE001 (whatever an entry makes a check raise: one line, then the next)
+            self.refuse(raw, f"reading it failed: {type(exc).__name__}: {plain(exc, 200)}")
+
     def take(self, raw: bytes) -> None:
         job_id = raw.decode("utf-8", errors="replace")
         try:
@@ -379,31 +428,14 @@ class LabWorker:
 
     # ------------------------------------------------------------ the lab's clean-up
     def clean_up(self) -> None:
-        """Hand back to the queue what dead workers took and never started; forget their lists. (A started job
-        whose worker died is its pages' to hand on: they know whether anyone still wants it.) A key of another
-        type where a worker's list goes is deleted."""
-        for n, key in enumerate(self.redis.scan_iter(match=TAKEN_BY + "*", count=100)):
-            if n >= CLEAN_MOST:
-                return
-            worker = key.decode(errors="replace")[len(TAKEN_BY):]
-            if worker == self.name or is_live(self.redis, worker):
-                continue
-            if self.redis.type(key) == b"list":
-                for raw in self.redis.lrange(key, 0, 9):
-                    self._hand_back_untouched(raw)
-            self.redis.delete(key)
-
-    def _hand_back_untouched(self, raw: bytes) -> None:
-        if len(raw) > MAX_ENTRY_BYTES:
-            return
-        try:
-            record = read_job(self.redis, raw.decode(errors="replace"))
-        except BadJob as exc:
-            log.warning("a dead worker's entry dropped: %s", plain(exc, 300))
-            return
-        if record is not None and record.status == QUEUED:
-            log.warning("job %s, taken by a dead worker and never started, is handed back", record.id)
-            repaired(self.redis, QUEUE, lambda: self.redis.lpush(QUEUE, record.id))
+        """Hand back to the queue what dead workers took and never started, and forget them (``_CLEAN_UP``:
+        done inside Redis, every length measured there). A started job whose worker died is its pages' to hand
+        on: they know whether anyone still wants it."""
+        stale = redis_now(self.redis) - ALIVE_SECONDS
+        handed = self.redis.eval(_CLEAN_UP, 2, WORKERS, QUEUE, TAKEN_BY, stale, CLEAN_MOST, self.name,
+                                 MAX_ENTRY_BYTES, Keys("", "").job)
+        for job_id in handed or []:
+            log.warning("job %s, taken by a dead worker and never started, is handed back", plain(job_id, 80))
 
 
 def work(url: str, secret: bytes, burst: bool = False) -> int:

@@ -88,7 +88,7 @@ def with_value(cfg: GeneralizationConfig, path: str, value) -> GeneralizationCon
 
 
 # The notebook's setup (every default above): the unit of a run's cost, and the base of every preset
-LESSON = GeneralizationConfig()
+NOTEBOOK_SETUP = GeneralizationConfig()
 
 
 @dataclass(frozen=True)

@@ -71,10 +71,18 @@ def _plain_ok(tp: Any, v: object) -> bool:
         return any(v == a and type(v) is type(a) for a in get_args(tp))
     number = isinstance(v, (int, float)) and not isinstance(v, bool)
     checks = {type(None): v is None, bool: isinstance(v, bool), str: isinstance(v, str),
-              int: number and isinstance(v, int), float: number and math.isfinite(v)}
+              int: number and isinstance(v, int), float: number and _finite(v)}
     if tp not in checks:
         raise TypeError(f"no check for the type {tp!r}")  # a declaration this module does not know
     return checks[tp]
+
+
+def _finite(v: float | int) -> bool:
+    """A finite number a float can hold (JSON's integers have no bound: ``10**309`` is no float)."""
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:
+        return False
 
 
 def _sequence(tp: Any, v: object, where: str) -> tuple | list:

@@ -9,7 +9,7 @@ the check reads the very numbers the page shows for that preset, shipped or trai
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -17,11 +17,12 @@ import numpy as np
 from core.data.data_config import DataConfig, distinct_training_images
 from core.data.shapes import possible_images, valid_centres
 from core.engine.behaviour import answers, map_regions
-from core.engine.run_config import LESSON, GeneralizationConfig, Sweep, TrainConfig, with_value
+from core.engine.run_config import NOTEBOOK_SETUP, GeneralizationConfig, Sweep, TrainConfig, with_value
 from core.engine.run_result import RunResult, position_grid, summary
 from core.engine.verdict import Verdict, distinct_test_images, verdicts
 from core.lessons.controls import Control
-from core.lessons.exercise import Answer, Exercise
+from core.lessons.exercise import Answer
+from core.lessons.experiment_parts import FITS, OPTIONS, OUTCOME, Lookup, PresetExercise, phases_control
 from core.lessons.model_cards import label
 from core.lessons.prediction import Prediction
 from core.models.model_config import ATTN_IMPLS, GLOBAL_POOLS, POS_EMBEDS, ModelConfig
@@ -39,17 +40,17 @@ PREDICTION = Prediction(
 SPLIT_MODELS = ("vit", "cnn", "mlp", "vit-nopos-avg", "vit-learned", "vit-relpos", "cnn-flatten")
 
 PRESETS: dict[str, GeneralizationConfig] = {
-    "lesson": LESSON,
-    "exercise-1": with_value(LESSON, "data.n_train", 3000),
-    "exercise-2": with_value(LESSON, "model.patch_size", 2),
-    "exercise-3": replace(LESSON, models=("vit", "cnn", "hybrid")),
+    "lesson": NOTEBOOK_SETUP,
+    "exercise-1": with_value(NOTEBOOK_SETUP, "data.n_train", 3000),
+    "exercise-2": with_value(NOTEBOOK_SETUP, "model.patch_size", 2),
+    "exercise-3": replace(NOTEBOOK_SETUP, models=("vit", "cnn", "hybrid")),
     # The notebook's own sentence, "the ViT stands in for the MLP", tested: Lesson 33's flatten MLP beside them
-    "mlp": replace(LESSON, models=("vit", "cnn", "mlp")),
+    "mlp": replace(NOTEBOOK_SETUP, models=("vit", "cnn", "mlp")),
     # The two splits side by side (shipped): seven models, five seeds, on the notebook's split and on the phase
     # split (trained at offsets 0-2 within a patch anywhere on the canvas, tested at every other centre)
-    "splits-notebook": replace(LESSON, models=SPLIT_MODELS, train=replace(LESSON.train, seeds=tuple(range(5)))),
-    "splits-phase": replace(LESSON, models=SPLIT_MODELS, train=replace(LESSON.train, seeds=tuple(range(5))),
-                            data=replace(LESSON.data, train_range=(3, 12), phases=(0, 1, 2))),
+    "splits-notebook": replace(NOTEBOOK_SETUP, models=SPLIT_MODELS, train=replace(NOTEBOOK_SETUP.train, seeds=tuple(range(5)))),
+    "splits-phase": replace(NOTEBOOK_SETUP, models=SPLIT_MODELS, train=replace(NOTEBOOK_SETUP.train, seeds=tuple(range(5))),
+                            data=replace(NOTEBOOK_SETUP.data, train_range=(3, 12), phases=(0, 1, 2))),
     # Small enough for seconds, big enough to be the lesson: its ViT fits its training set (>= 95 % for
     # every seed) and still fails at unseen positions (tests/engine/test_run.py checks both).
     "tiny": GeneralizationConfig(data=DataConfig(n_train=120, n_test=100), train=TrainConfig(epochs=150),
@@ -77,7 +78,7 @@ POS_SCALE_SEEDS = 5
 
 def pos_scale_base() -> GeneralizationConfig:
     """The α sweep's base: the lesson's ViT alone, the lesson's data and training, five seeds."""
-    return replace(LESSON, models=("vit",), train=replace(LESSON.train, seeds=tuple(range(POS_SCALE_SEEDS))))
+    return replace(NOTEBOOK_SETUP, models=("vit",), train=replace(NOTEBOOK_SETUP.train, seeds=tuple(range(POS_SCALE_SEEDS))))
 
 
 SWEEPS: dict[str, Sweep] = {
@@ -85,18 +86,9 @@ SWEEPS: dict[str, Sweep] = {
     "patch size": Sweep("model.patch_size", (2, 4, 8), "patch size P (pixels)"),
 }
 
-CENTRES = valid_centres(LESSON.data.img_size)
+CENTRES = valid_centres(NOTEBOOK_SETUP.data.img_size)
 
 
-def phases_control(key: str, flag: str | None = None) -> Control:
-    """The phase split's control (lessons 3 and 5): the offsets within a 4-pixel patch training centres take."""
-    return Control(key, "data.phases", "Phase split: train only at these offsets within a patch", "multiselect",
-                   (0, 1, 2, 3), format=lambda p: f"offset {p}", from_config=list, to_config=tuple, cli_nargs="+",
-                   flag_name=flag, cli_help="offsets (c mod 4) the training centres take; the test is every other centre",
-                   help="Empty: the notebook's split (training and test ranges). Some offsets: training centres only "
-                        "where cx and cy mod 4 are among them (within the training range); the test is every other "
-                        "centre, so most test shapes sit at an offset within a patch never trained. The test range is "
-                        "not used.")
 CONTROLS: tuple[Control, ...] = (
     Control("models", "models", "Models to train", "multiselect", tuple(REGISTRY), format=label,
             from_config=list, cli_nargs="+"),
@@ -140,19 +132,6 @@ CLI_CONTROLS: tuple[Control, ...] = (
     Control("data_seed", "data.data_seed", "Data seed (the lesson's images: 1)", "slider", bounds=(0, 2**32 - 1)),
     Control("attn_impl", "model.attn_impl", "Attention implementation", "selectbox", ATTN_IMPLS),
 )
-
-Lookup = Callable[[GeneralizationConfig], "RunResult | None"]
-# every lesson-3 exercise offers the same four outcomes, in this order, mapped from the verdict's band
-OPTIONS = ("Substantially: as good as the CNN", "Partially: above chance, below the CNN",
-           "Not at all: at chance or below", "Can't tell yet: the interval spans more than one of these")
-OUTCOME = {"top": 0, "between": 1, "chance": 2, "below": 2, "unclear": 3, "above": 3}
-
-
-@dataclass(frozen=True)
-class PresetExercise(Exercise):
-    preset: str = "lesson"  # the preset that answers it (the page offers a button to run it)
-    model: str = "vit"  # the model the question is about
-
 
 def _seeds(result: RunResult, model: str) -> str:
     return ", ".join(f"seed {r.seed} {r.test_acc:.0%}" for r in result.rows if r.model == model and r.test_acc is not None)
@@ -233,7 +212,6 @@ EXERCISES: tuple[PresetExercise, ...] = (
 
 
 # ---------------------------------------------------------------- what to notice, written from the run's numbers
-FITS = 0.95  # a model fits its training positions at this training accuracy: below it, generalization says nothing
 SEEDS_DISAGREE = 0.2  # test accuracies of one model's seeds further apart than this are called out
 FALLS_OFF = 0.9  # a model's mean accuracy over every position below this: its map shows where it falls off
 

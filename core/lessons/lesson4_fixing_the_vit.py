@@ -14,24 +14,33 @@ from dataclasses import replace
 
 import numpy as np
 
-from core.engine.run_config import LESSON, GeneralizationConfig, Sweep, TrainConfig
+from core.engine.run_config import NOTEBOOK_SETUP, GeneralizationConfig, Sweep, TrainConfig
 from core.engine.run_result import RunResult
-from core.engine.verdict import ABOVE_CHANCE, BANDS, MARGIN, Interval, Verdict, difference, verdicts
+from core.engine.verdict import ABOVE_CHANCE, BANDS, Verdict, difference, verdicts
 from core.lessons.controls import Control
 from core.lessons.exercise import Answer, Exercise
-from core.lessons.lesson3_vit_vs_cnn import OPTIONS, OUTCOME, Lookup
+from core.lessons.experiment_parts import (
+    FORM_SEEDS,
+    OPTIONS,
+    OUTCOME,
+    Lookup,
+    compared,
+    first_seeds,
+    from_full_run,
+    on_bench,
+)
 from core.lessons.model_cards import BENCH as BENCH_MODELS
 from core.lessons.model_cards import CARDS, label
 from core.models.registry import spec
 
 # The bench: every remedy, five seeds, on the lesson's data split
 SEEDS = (0, 1, 2, 3, 4)
-BENCH = replace(LESSON, models=BENCH_MODELS, train=TrainConfig(LESSON.train.epochs, LESSON.train.lr, SEEDS))
+BENCH = replace(NOTEBOOK_SETUP, models=BENCH_MODELS, train=TrainConfig(NOTEBOOK_SETUP.train.epochs, NOTEBOOK_SETUP.train.lr, SEEDS))
 # The same bench on lesson 3's phase split (trained at offsets 0-2 within a patch, tested at every other centre):
 # which remedies carry a shape to an offset within a patch never trained? Shipped beside the bench.
-PHASE_DATA = replace(LESSON.data, train_range=(3, 12), phases=(0, 1, 2))
+PHASE_DATA = replace(NOTEBOOK_SETUP.data, train_range=(3, 12), phases=(0, 1, 2))
 BENCH_PHASE = replace(BENCH, data=PHASE_DATA)
-SPLITS = {"notebook": LESSON.data, "phase": PHASE_DATA}  # the bench's split, by name
+SPLITS = {"notebook": NOTEBOOK_SETUP.data, "phase": PHASE_DATA}  # the bench's split, by name
 
 
 def split_name(d) -> str:
@@ -42,7 +51,7 @@ def split_data(name: str) -> dict:
     """The data settings of the split called ``name``, as a config's JSON holds them."""
     if name not in SPLITS:
         raise ValueError(f"split must be one of {list(SPLITS)}, got {name!r}")
-    return replace(LESSON, data=SPLITS[name]).to_json()["data"]
+    return replace(NOTEBOOK_SETUP, data=SPLITS[name]).to_json()["data"]
 # The data-efficiency view: from one training position to every centre from 5 to 12 (test stays 3..4)
 POSITION_RANGES = ((5, 5), (5, 6), (5, 8), (5, 10), (5, 12))
 POSITIONS_SWEEP = Sweep("data.train_range", POSITION_RANGES, "distinct training positions (cx, cy)", log_x=True)
@@ -54,24 +63,6 @@ def positions(train_range: tuple[int, int]) -> int:
     """Distinct training centres (cx, cy) a range allows."""
     lo, hi = train_range
     return (hi - lo + 1) ** 2
-
-
-FORM_SEEDS = 10  # the most seeds the bench's and lesson 5's forms offer (a run's own limit: run_config.MAX_SEEDS)
-
-
-def on_bench(models) -> tuple[str, ...]:
-    """``models`` as the bench's selection; a model without a card is refused."""
-    unknown = [m for m in models if m not in BENCH_MODELS]
-    if unknown:
-        raise ValueError(f"not on the bench: {unknown}; choose from {list(BENCH_MODELS)}")
-    return tuple(models)
-
-
-def first_seeds(n: int) -> tuple[int, ...]:
-    """Seeds 0..n-1, for 1 <= n <= FORM_SEEDS."""
-    if not 1 <= n <= FORM_SEEDS:
-        raise ValueError(f"seeds must be in 1..{FORM_SEEDS}, got {n}")
-    return tuple(range(n))
 
 
 # The bench's controls, declared once: the page's form, its URL keys, and `python -m core remedies`'s flags
@@ -104,16 +95,10 @@ def bench(models: tuple[str, ...] | None = None, seeds: int = len(SEEDS)) -> Gen
     return replace(BENCH, models=chosen, train=replace(BENCH.train, seeds=first_seeds(seeds)))
 
 
-def from_bench(lookup: Callable[[GeneralizationConfig], RunResult | None], cfg: GeneralizationConfig,
-               full_models: tuple[str, ...] = BENCH.models):
-    """The result for ``cfg``: ``lookup``'s own, or the models it selects from a looked-up run of every model of
-    ``full_models`` (default: the whole bench) with the same data, seeds and epochs (a selection trains nothing
-    new)."""
-    result = lookup(cfg)
-    if result is None and set(cfg.models) <= set(full_models):
-        full = lookup(replace(cfg, models=full_models))
-        result = None if full is None else full.subset(cfg)
-    return result
+def from_bench(lookup: Lookup, cfg: GeneralizationConfig) -> RunResult | None:
+    """The result for ``cfg``: ``lookup``'s own, or the models it selects from a stored run of the whole bench
+    (a selection trains nothing new)."""
+    return from_full_run(lookup, cfg, BENCH.models)
 
 
 def positions_base(models: tuple[str, ...] = POSITIONS_MODELS, seeds: int = POSITIONS_SEEDS) -> GeneralizationConfig:
@@ -138,12 +123,6 @@ def _from_bench(key: str, question: str, how: str, options: tuple[str, ...],
         return Answer(*decide(bench_verdicts(result)))
 
     return Exercise(key, question, how, options, answer)
-
-
-def compared(a: Interval, b: Interval) -> int:
-    """0 better, 1 as good (the difference within ±MARGIN), 2 worse, 3 can't tell yet: ``a`` against ``b``."""
-    _, lo, hi = difference(a, b)
-    return 0 if lo > 0 else 2 if hi < 0 else 1 if -MARGIN <= lo and hi <= MARGIN else 3
 
 
 def learned_table(v: dict[str, Verdict]) -> tuple[int, str]:

@@ -16,13 +16,24 @@ import numpy as np
 
 from core.data.data_config import DataConfig
 from core.engine.behaviour import split_structure
-from core.engine.run_config import LESSON, GeneralizationConfig, TrainConfig
+from core.engine.run_config import NOTEBOOK_SETUP, GeneralizationConfig, TrainConfig
 from core.engine.run_result import RunResult, mean_grid, summary
 from core.engine.verdict import BANDS, Verdict, difference, verdicts
 from core.lessons.controls import Control
 from core.lessons.exercise import Answer
-from core.lessons.lesson3_vit_vs_cnn import FITS, OPTIONS, OUTCOME, Lookup, PresetExercise, phases_control
-from core.lessons.lesson4_fixing_the_vit import FORM_SEEDS, compared, first_seeds, from_bench
+from core.lessons.experiment_parts import (
+    FITS,
+    FORM_SEEDS,
+    OPTIONS,
+    OUTCOME,
+    Lookup,
+    PresetExercise,
+    compared,
+    first_seeds,
+    from_full_run,
+    on_bench,
+    phases_control,
+)
 from core.lessons.model_cards import BENCH as BENCH_MODELS
 from core.lessons.model_cards import label
 from core.lessons.prediction import Prediction
@@ -41,7 +52,7 @@ SEEDS = (0, 1, 2, 3, 4)
 TASKS = ("digits", "digits-0-1")  # names in core.data.datasets
 DIGITS = GeneralizationConfig(
     models=MODELS, data=DataConfig(dataset="digits", n_train=1000, train_range=(6, 12), n_test=500, test_range=(4, 5)),
-    train=TrainConfig(LESSON.train.epochs, LESSON.train.lr, SEEDS))
+    train=TrainConfig(NOTEBOOK_SETUP.train.epochs, NOTEBOOK_SETUP.train.lr, SEEDS))
 PRESETS: dict[str, GeneralizationConfig] = {
     "ten digits": DIGITS,
     # lesson 3's sizes (300 training and 150 test images) on two classes: the toy's task on real images
@@ -55,23 +66,12 @@ PRESET_NOTES = {
     "0 vs 1": "Two classes, as lesson 3: 300 training images of 0s and 1s, 150 test images (shipped).",
     "small": "The ViT and the CNN on ten digits, 2 seeds: small enough to re-run live.",
 }
-SHIPPED_PRESETS = ("ten digits", "0 vs 1")
-
-
-def on_offer(models) -> tuple[str, ...]:
-    """``models`` as the lesson's selection: lesson 3's two and any model on lesson 4's bench."""
-    unknown = [m for m in models if m not in BENCH_MODELS]
-    if unknown:
-        raise ValueError(f"not offered here: {unknown}; choose from {list(BENCH_MODELS)}")
-    return tuple(models)
-
-
 CENTRES = (4, 20)  # every centre a digit can have on the largest canvas (24x24); a smaller canvas refuses more
 CONTROLS: tuple[Control, ...] = (
     Control("digits_task", "data.dataset", "Task", "radio", TASKS, flag_name="--task",
             format={"digits": "ten digits (0–9)", "digits-0-1": "two digits (0 vs 1)"}.get, extra={"horizontal": True}),
     Control("digits_models", "models", "Models", "multiselect", BENCH_MODELS, format=label,
-            from_config=list, to_config=on_offer, cli_nargs="+", flag_name="--models",
+            from_config=list, to_config=on_bench, cli_nargs="+", flag_name="--models",
             cli_help="default: the ViT, the CNN and the remedies that worked on shapes"),
     Control("digits_n_train", "data.n_train", "Training images", "slider", bounds=(100, 3000, 100), flag_name="--n-train"),
     Control("digits_train_range", "data.train_range", "Training centres (cx and cy)", "slider", bounds=CENTRES,
@@ -92,7 +92,7 @@ CONTROLS: tuple[Control, ...] = (
 def lookup_in(lookup: Lookup, cfg: GeneralizationConfig) -> RunResult | None:
     """The result for ``cfg``, or its models' part of a stored run of every model of the lesson (same data, seeds
     and epochs): a selection of the shipped run trains nothing."""
-    return from_bench(lookup, cfg, full_models=MODELS)
+    return from_full_run(lookup, cfg, MODELS)
 
 
 # ---------------------------------------------------------------- seen and unseen, read from the map
@@ -140,7 +140,7 @@ def ten_digits_vit(lookup: Lookup) -> Answer:
 
 def two_digits_vs_shapes(lookup: Lookup) -> Answer:
     result, v = _run(lookup, "0 vs 1")
-    shapes = lookup(LESSON)
+    shapes = lookup(NOTEBOOK_SETUP)
     if result is None or "vit" not in v:
         return _missing("0 vs 1")
     if shapes is None:

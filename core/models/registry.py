@@ -10,7 +10,7 @@ Adding a model = one ``register(ModelSpec(...))`` call (and, for a new architect
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import torch
 import torch.nn as nn
@@ -38,6 +38,14 @@ class ModelSpec:
     safety: float  # measured step memory / activation_bytes, rounded up: keeps the estimate an upper bound
     flops: Callable[[ModelConfig, int], float]  # one image, forward and backward
     check: Callable[[ModelConfig, int], None] = lambda m, size: None  # extra validation, one-line ValueError
+
+    def __post_init__(self) -> None:
+        # a setting a model names must exist: a misspelt one would be reset for every run (GeneralizationConfig
+        # resets the settings no selected model reads, so that equal runs are one key)
+        unknown = sorted(set(self.uses) - {f.name for f in fields(ModelConfig)})
+        if unknown:
+            raise ValueError(f"model {self.name!r} uses {unknown}, which are not ModelConfig fields "
+                             f"({[f.name for f in fields(ModelConfig)]})")
 
 
 REGISTRY: dict[str, ModelSpec] = {}

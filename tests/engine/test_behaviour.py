@@ -1,7 +1,7 @@
 """core/engine/behaviour.py: what a model answers, where on the map it is right, and what a split asks."""
 
 from core.engine.behaviour import REGIONS, answers, map_regions, region, split_structure
-from core.engine.run_config import LESSON
+from core.engine.run_config import NOTEBOOK_SETUP
 from core.lessons.lesson5_real_handwriting import DIGITS
 from core.lessons.shipped import load_shipped
 
@@ -18,16 +18,16 @@ def test_a_model_at_chance_can_be_one_answer_to_every_image():
 
 def test_the_maps_regions_show_the_1d_tables_asymmetry():
     lesson, _ = load_shipped("lesson")
-    assert [region(LESSON.data, *c) for c in ((7, 7), (3, 7), (7, 3), (3, 3))] == list(REGIONS)
+    assert [region(NOTEBOOK_SETUP.data, *c) for c in ((7, 7), (3, 7), (7, 3), (3, 3))] == list(REGIONS)
     vit, cnn = map_regions(lesson, "vit"), map_regions(lesson, "cnn")
     assert vit["only x new"] - vit["only y new"] > 0.1 and vit["seen"] > 0.95
     assert cnn == {r: 1.0 for r in REGIONS}
 
 
 def test_the_lessons_and_the_digits_splits_ask_only_for_whole_patch_moves():
-    for d in (LESSON.data, DIGITS.data):
+    for d in (NOTEBOOK_SETUP.data, DIGITS.data):
         s = split_structure(d, 4)
         assert s.whole_patch and s.train_offsets == (0, 1, 2, 3)
-    narrow = split_structure(LESSON.data.__class__(train_range=(8, 8), test_range=(3, 5)), 4)
+    narrow = split_structure(NOTEBOOK_SETUP.data.__class__(train_range=(8, 8), test_range=(3, 5)), 4)
     assert not narrow.whole_patch and narrow.train_offsets == (0,) and "part of a patch" in narrow.sentence(
-        LESSON.data.__class__(train_range=(8, 8), test_range=(3, 5)))
+        NOTEBOOK_SETUP.data.__class__(train_range=(8, 8), test_range=(3, 5)))

@@ -6,18 +6,18 @@ import pytest
 
 from core.data.data_config import DataConfig
 from core.engine import planning
-from core.engine.run_config import LESSON
+from core.engine.run_config import NOTEBOOK_SETUP
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from core.models.model_config import ModelConfig
 
 MiB = 2**20
 CAPACITY = int(1.5 * 2**30) - 450 * MiB - planning.MARGIN  # a page with torch loaded, as on the server
-LARGEST = replace(LESSON, models=("vit", "cnn", "hybrid", "vit-prenorm"), data=DataConfig(n_train=3000, train_range=(5, 12)),
+LARGEST = replace(NOTEBOOK_SETUP, models=("vit", "cnn", "hybrid", "vit-prenorm"), data=DataConfig(n_train=3000, train_range=(5, 12)),
                   model=ModelConfig(patch_size=2, embed_dim=64, num_heads=8, depth=4, stem_channels=16))
 
 
 def test_plan_uses_workers_only_while_full_batches_fit():
-    lesson = planning.plan(LESSON, CAPACITY, cores=2)
+    lesson = planning.plan(NOTEBOOK_SETUP, CAPACITY, cores=2)
     assert lesson.workers == 2 and not lesson.chunked
     ex1 = planning.plan(PRESETS["exercise-1"], CAPACITY, cores=2)  # 3000 images, but only 72 distinct ones
     assert ex1.workers == 2 and not ex1.chunked
@@ -28,9 +28,9 @@ def test_plan_uses_workers_only_while_full_batches_fit():
 
 
 def test_no_worker_where_memory_cannot_hold_one():
-    small = planning.plan(LESSON, 300 * MiB, cores=2)  # e.g. a 690 MB container less the app itself
+    small = planning.plan(NOTEBOOK_SETUP, 300 * MiB, cores=2)  # e.g. a 690 MB container less the app itself
     assert small.workers == 0 and max(small.job_bytes.values()) <= 300 * MiB
-    assert planning.plan(LESSON, CAPACITY, cores=2, workers=0).workers == 0
+    assert planning.plan(NOTEBOOK_SETUP, CAPACITY, cores=2, workers=0).workers == 0
 
 
 def test_budget_line_is_first_come_first_served_and_can_be_left():
@@ -65,6 +65,6 @@ def test_budget_line_is_first_come_first_served_and_can_be_left():
 
 
 def test_relative_cost():
-    assert planning.relative_cost(LESSON) == pytest.approx(1.0)
+    assert planning.relative_cost(NOTEBOOK_SETUP) == pytest.approx(1.0)
     assert planning.relative_cost(PRESETS["exercise-1"]) == pytest.approx(1.0)  # the same 70-72 distinct images
     assert planning.relative_cost(LARGEST) > planning.MAX_RUN_COST

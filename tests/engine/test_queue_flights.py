@@ -349,6 +349,8 @@ def test_what_a_review_wrote_for_the_pages_side_reads_as_nothing_never_a_traceba
         redis.set(f"vitlab:watchers:{ticket.job_id}", "a string")
         s = ticket.wait(0)
         assert s.step is None and s.curve == [] and not s.finished
+        update(redis, ticket.job_id, progress='{"waiting":null,"step":["cnn",0,1,1' + "0" * 400 + ',1,10],"curve":[]}')
+        assert ticket.wait(0).step is None  # a loss no float holds: it made the page's progress line raise
         redis.hset(f"vitlab:job:{ticket.job_id}", "status", "started")  # its worker gone at once: handed on
         redis.set(f"vitlab:tries:{setting}", "abc")
         s = ticket.wait(queue_redis.ALIVE_SECONDS + 1)

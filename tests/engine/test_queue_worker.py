@@ -196,6 +196,7 @@ def test_a_taken_job_whose_worker_died_before_it_started_is_handed_back(redis_ur
     redis.flushdb()
     job_id = queue_job(redis)
     redis.lmove(QUEUE, "vitlab:wip:dead-worker", "LEFT", "RIGHT")  # taken, then the worker died
+    redis.zadd(WORKERS, {"dead-worker": 1})  # its last heartbeat, long ago
     answer, log = burst(redis_url)
     assert answer == {"jobs": 1} and "handed back" in log and not redis.exists("vitlab:wip:dead-worker")
     assert read_job(redis, job_id).status == "finished"
@@ -266,19 +267,27 @@ def test_what_a_review_wrote_to_redis_costs_one_line_each_and_the_worker_goes_on
                                                "eval_every": "0", "fingerprint": "x", "n" * 2**20: "1"})
     redis.set("vitlab:wip:ghost", "a string where a dead worker's list goes")
     redis.set(ASIDE, "a string where the entries kept aside go")
-    redis.set(WORKERS, "a string where the heartbeats go")
-    redis.rpush(QUEUE, deep, "vitlab-" + "a" * 2**20, named)
+    huge = new_job_id(setting, "000000d3")  # a number no float holds: it crashed every worker in turn
+    redis.hset(f"vitlab:job:{huge}", mapping={
+        "setting": setting, "status": "queued", "eval_every": "0", "fingerprint": code_fingerprint(),
+        "config": json.dumps(SMALL.to_json(), separators=(",", ":")).replace('"epochs":20', '"epochs":1' + "0" * 309)})
+    redis.zadd(WORKERS, {"w" * 2**20: 1})  # a dead worker with a 1 MiB name, and a ghost's list of huge entries
+    redis.rpush("vitlab:wip:" + "w" * 2**20, "x" * 2**20)
+    redis.rpush(QUEUE, deep, "vitlab-" + "a" * 2**20, named, huge)
     log_path = tmp_path / "worker.log"
     proc = start_worker(redis_url, log_path, env={"VITLAB_ALIVE_SECONDS": "3"})
     try:
-        wait_for(lambda: redis.llen(QUEUE) == 0 and redis.type(ASIDE) == b"list" and redis.llen(ASIDE) == 3,
+        wait_for(lambda: redis.llen(QUEUE) == 0 and redis.type(ASIDE) == b"list" and redis.llen(ASIDE) == 4,
                  "the entries were not moved aside")
         redis.delete(QUEUE)
         redis.hset(QUEUE, "a", "a hash where the queue goes")
         wait_for(lambda: redis.type(QUEUE) != b"hash", "the queue of another type was never deleted")
         job_id = queue_job(redis)
         wait_for(lambda: read_job(redis, job_id).status == "finished", log_path.read_text()[-3000:], timeout=90)
-        assert proc.poll() is None and live_workers(redis) == 1 and not redis.exists("vitlab:wip:ghost")
+        assert proc.poll() is None and live_workers(redis) == 1
+        redis.set(WORKERS, "a string where the heartbeats go")
+        assert live_workers(redis) == 0  # read as none, never an error
+        wait_for(lambda: live_workers(redis) == 1, "the heartbeats were never written anew")
         log = log_path.read_text()
         assert "RecursionError" not in log and "Traceback" not in log and "of 1048583 bytes" in log, log[-3000:]
     finally:

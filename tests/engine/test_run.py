@@ -5,7 +5,7 @@ import pytest
 
 from core.engine.flights import Flights, sweep_through
 from core.engine.run import every, run
-from core.engine.run_config import LESSON, TrainConfig, with_value
+from core.engine.run_config import NOTEBOOK_SETUP, TrainConfig, with_value
 from core.engine.run_result import summary
 from core.engine.store import ResultStore
 from core.engine.train import EpochStats
@@ -53,7 +53,7 @@ def test_divergence_is_reported_never_as_an_accuracy():
 
 
 def test_work_per_click_is_capped_with_what_to_reduce():
-    big = with_value(with_value(LESSON, "train.epochs", 400), "model.patch_size", 2)
+    big = with_value(with_value(NOTEBOOK_SETUP, "train.epochs", 400), "model.patch_size", 2)
     big = with_value(with_value(big, "train.seeds", (0, 1, 2, 3, 4)), "model.depth", 4)
     with pytest.raises(ValueError, match=r"x the lesson's training work \(limit 12x\): reduce epochs \(400\)"):
         run(big)
@@ -67,13 +67,13 @@ def test_sweep_rows_and_its_caps(monkeypatch):
 
     rows = sweep(replace(TINY, models=("cnn",), train=TrainConfig(epochs=2, seeds=(0,))), SWEEPS["patch size"], values=(4, 8))
     assert [r.value for r in rows] == [4, 8]
-    heavy = replace(with_value(LESSON, "train", TrainConfig(epochs=400, seeds=(0, 1, 2, 3, 4))),
+    heavy = replace(with_value(NOTEBOOK_SETUP, "train", TrainConfig(epochs=400, seeds=(0, 1, 2, 3, 4))),
                     models=("vit", "cnn", "hybrid", "vit-prenorm"))
     with pytest.raises(ValueError, match=r"the sweep's run at patch size P \(pixels\) = 2 is .* \(limit 12x\)"):
         sweep(heavy, SWEEPS["patch size"])  # refused before anything trains
     monkeypatch.setattr(flights_module, "MAX_SWEEP_COST", 2.0)
     with pytest.raises(ValueError, match=r"this sweep is .* \(limit 2x\)"):
-        sweep(LESSON, SWEEPS["training-set size"])
+        sweep(NOTEBOOK_SETUP, SWEEPS["training-set size"])
 
 
 @pytest.mark.slow
@@ -82,7 +82,7 @@ def test_lesson_seed_reproduces_the_notebooks_finding():
     test accuracy there is at chance, where the float rounding decides it: on an AVX-512 host the notebook's
     own loop gives 26.0 % at one thread and 43.3 % at two, and the engine's loop over distinct images (same
     mathematics, other rounding) 50.7 %. So the finding is asserted here, and the loop's bits below."""
-    result = run(with_value(LESSON, "train.seeds", (2,)))
+    result = run(with_value(NOTEBOOK_SETUP, "train.seeds", (2,)))
     acc = {r.model: (round(r.train_acc, 3), round(r.test_acc, 3)) for r in result.rows}
     assert acc["cnn"] == (1.0, 1.0) and acc["vit"][0] >= 0.99, acc  # 99.7 % in every variant seen
     s = summary(result)
@@ -103,11 +103,11 @@ def test_the_lessons_loop_as_written_is_the_notebooks_bit_for_bit():
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        data = make_data(LESSON.data)
-        ours = train(build("vit", LESSON.model, 16, 2), data.Xtr, data.ytr, data.Xte, data.yte, LESSON.train.epochs,
-                     LESSON.train.lr, dedup=False)
+        data = make_data(NOTEBOOK_SETUP.data)
+        ours = train(build("vit", NOTEBOOK_SETUP.model, 16, 2), data.Xtr, data.ytr, data.Xte, data.yte, NOTEBOOK_SETUP.train.epochs,
+                     NOTEBOOK_SETUP.train.lr, dedup=False)
         theirs = notebook_train_and_eval(NotebookViT, data.Xtr, data.ytr, data.Xte, data.yte, 2,
-                                         epochs=LESSON.train.epochs, lr=LESSON.train.lr)
+                                         epochs=NOTEBOOK_SETUP.train.epochs, lr=NOTEBOOK_SETUP.train.lr)
     finally:
         torch.set_num_threads(threads)
     assert (ours.train_acc, ours.test_acc) == theirs

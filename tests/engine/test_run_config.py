@@ -3,23 +3,23 @@ from dataclasses import replace
 import pytest
 
 from core.data.data_config import DataConfig
-from core.engine.run_config import LESSON, GeneralizationConfig, TrainConfig
+from core.engine.run_config import NOTEBOOK_SETUP, GeneralizationConfig, TrainConfig
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from core.models.model_config import ModelConfig
 from core.models.registry import REGISTRY
 
 
 def test_equal_runs_are_equal_keys():
-    a = replace(LESSON, models=("cnn", "hybrid", "vit"))
-    b = replace(LESSON, models=("vit", "cnn", "hybrid"))
+    a = replace(NOTEBOOK_SETUP, models=("cnn", "hybrid", "vit"))
+    b = replace(NOTEBOOK_SETUP, models=("vit", "cnn", "hybrid"))
     assert a == b and hash(a) == hash(b) and a.models == ("vit", "cnn", "hybrid")
     # settings no selected model reads are reset: the lesson's models do not read pos_embed or the stem
-    assert replace(LESSON, model=replace(LESSON.model, pos_embed="none", stem_channels=2)) == LESSON
+    assert replace(NOTEBOOK_SETUP, model=replace(NOTEBOOK_SETUP.model, pos_embed="none", stem_channels=2)) == NOTEBOOK_SETUP
     assert TrainConfig(seeds=(2, 0, 1, 0)).seeds == (0, 1, 2)
 
 
 def test_presets_use_registered_models_and_inclusive_ranges():
-    assert LESSON.data.train_range == (5, 10) and LESSON.data.test_range == (3, 4)
+    assert NOTEBOOK_SETUP.data.train_range == (5, 10) and NOTEBOOK_SETUP.data.test_range == (3, 4)
     assert all(set(c.models) <= set(REGISTRY) for c in PRESETS.values())
     assert DataConfig(train_range=(5, 10), test_range=(3, 4)).test_range == (3, 4)  # touching, not overlapping
 

@@ -4,14 +4,14 @@ tokens at the start; a learned table starts 0.02 × random, far smaller."""
 import math
 
 from core.data.data_config import make_data
-from core.engine.run_config import LESSON
+from core.engine.run_config import NOTEBOOK_SETUP
 from core.inspect.position_scale import scales
 from core.models.model_config import ModelConfig
 from core.models.registry import build
 
 
 def test_the_fixed_table_is_larger_than_the_tokens_and_alpha_scales_it():
-    images = make_data(LESSON.data).Xte
+    images = make_data(NOTEBOOK_SETUP.data).Xte
     s = scales(build("vit", ModelConfig(), 16, 0), images)
     assert math.isclose(s.table, math.sqrt(32 / 2), rel_tol=1e-6) and s.ratio > 1 and s.inked > s.blank
     small = scales(build("vit", ModelConfig(pos_scale=0.02), 16, 0), images)

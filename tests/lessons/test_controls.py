@@ -7,14 +7,14 @@ from core.cli import build_parser
 from core.lessons import lesson4_fixing_the_vit as lesson4
 from core.lessons import lesson5_real_handwriting as lesson5
 from core.lessons.controls import config_from, config_from_args
-from core.lessons.lesson3_vit_vs_cnn import CONTROLS, LESSON
+from core.lessons.lesson3_vit_vs_cnn import CONTROLS, NOTEBOOK_SETUP
 from core.models.registry import REGISTRY
 from tests.apptest_helpers import page
 
 EVERY_TRANSFORMER = {"models": ["vit", "cnn", "hybrid", "vit-prenorm"]}  # so that no setting is left unread
 
 
-def other_value(c, base=LESSON):
+def other_value(c, base=NOTEBOOK_SETUP):
     """A form value that is not the lesson's."""
     lesson = c.value(base)
     if c.key == "train_range":
@@ -48,12 +48,12 @@ def field(cfg, path):
 def test_a_control_sets_its_field_from_the_form_and_from_the_command_line(c):
     value = other_value(c)
     base = {} if c.key == "models" else EVERY_TRANSFORMER
-    from_form = config_from(LESSON, CONTROLS, {**base, c.key: value})
-    assert field(from_form, c.field) != field(LESSON, c.field), f"{c.key} did not reach {c.field}"
+    from_form = config_from(NOTEBOOK_SETUP, CONTROLS, {**base, c.key: value})
+    assert field(from_form, c.field) != field(NOTEBOOK_SETUP, c.field), f"{c.key} did not reach {c.field}"
     assert c.value(from_form) == (sorted(value, key=list(REGISTRY).index) if c.key == "models" else value)
     words = ["generalization", *(["--models", *base["models"]] if base else []), *cli_words(c, value)]
     args = build_parser().parse_args(words)
-    assert config_from_args(LESSON, CONTROLS, args) == from_form
+    assert config_from_args(NOTEBOOK_SETUP, CONTROLS, args) == from_form
 
 
 @pytest.mark.parametrize("c", lesson4.CONTROLS, ids=lambda c: c.key)
@@ -90,7 +90,7 @@ def test_every_control_has_its_own_key_and_flag(controls):
     assert len({c.key for c in controls}) == len({c.flag for c in controls}) == len(controls)
 
 
-@pytest.mark.parametrize(("path", "controls", "base"), [("pages/3_ViT_vs_CNN.py", CONTROLS, LESSON),
+@pytest.mark.parametrize(("path", "controls", "base"), [("pages/3_ViT_vs_CNN.py", CONTROLS, NOTEBOOK_SETUP),
                                                          ("pages/4_Fixing_the_ViT.py", lesson4.CONTROLS, lesson4.BENCH)],
                          ids=["lesson3", "lesson4"])
 def test_the_form_draws_every_declared_control_under_its_key_at_the_lessons_value(path, controls, base):

@@ -1,7 +1,8 @@
 from dataclasses import replace
 
 from core.engine.verdict import verdicts
-from core.lessons.lesson3_vit_vs_cnn import EXERCISES, OPTIONS, OUTCOME, PRESETS
+from core.lessons.experiment_parts import OPTIONS, OUTCOME
+from core.lessons.lesson3_vit_vs_cnn import EXERCISES, PRESETS
 from core.lessons.shipped import load_fresh_shipped
 
 
@@ -40,7 +41,8 @@ def test_the_answer_follows_the_run():
 
 
 def test_what_to_notice_is_written_from_the_numbers():
-    from core.lessons.lesson3_vit_vs_cnn import FITS, notes
+    from core.lessons.experiment_parts import FITS
+    from core.lessons.lesson3_vit_vs_cnn import notes
 
     lesson = load_fresh_shipped()[PRESETS["lesson"]]
     said = notes(lesson)

@@ -5,7 +5,7 @@ from dataclasses import replace
 import pytest
 
 from core.engine.planning import MAX_RUN_COST, relative_cost
-from core.engine.run_config import LESSON
+from core.engine.run_config import NOTEBOOK_SETUP
 from core.lessons.controls import config_from
 from core.lessons.lesson5_real_handwriting import (
     CONTROLS,
@@ -39,7 +39,7 @@ def test_the_form_builds_one_config_and_refuses_a_range_that_does_not_fit():
     assert cfg.data.dataset == "digits-0-1" and cfg.data.img_size == 24 and cfg.data.train_range == (10, 20)
     with pytest.raises(ValueError, match="does not fit a 16x16 image"):
         config_from(DIGITS, CONTROLS, {"digits_train_range": (6, 20)})
-    with pytest.raises(ValueError, match="not offered here"):
+    with pytest.raises(ValueError, match="not on the bench"):
         config_from(DIGITS, CONTROLS, {"digits_models": ["vit-prenorm"]})
 
 
@@ -61,7 +61,7 @@ def test_each_exercise_is_answered_from_the_shipped_runs(shipped):
 
 def test_notes_are_written_from_the_numbers(shipped):
     result = lookup_in(shipped.get, DIGITS)
-    said = notes(result, shipped.get(LESSON))
+    said = notes(result, shipped.get(NOTEBOOK_SETUP))
     vit = seen_unseen(result, "vit")
     assert 0 <= vit.unseen <= 1 and 0 <= vit.seen <= 1
     assert said[0].startswith("Chance is 10 % (10 classes).")

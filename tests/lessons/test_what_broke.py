@@ -1,6 +1,6 @@
 """core/lessons/what_broke.py: every sentence of "What broke the ViT?" is written from the shipped numbers."""
 
-from core.engine.run_config import LESSON
+from core.engine.run_config import NOTEBOOK_SETUP
 from core.engine.verdict import verdicts
 from core.inspect.equivariance import shift_responses
 from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SWEEP, PRESETS
@@ -31,7 +31,7 @@ def test_the_alpha_notes_say_what_the_sweep_shows_and_no_more():
 def test_the_shift_notes_follow_the_measurements():
     lesson = load_fresh_shipped()[PRESETS["lesson"]]
     responses = shift_responses(lesson, 0)
-    said = shift_notes(responses, LESSON.model.patch_size)
+    said = shift_notes(responses, NOTEBOOK_SETUP.model.patch_size)
     cnn = next(r for r in responses if r.model == "cnn" and r.trained and r.axis == "x" and r.pixels == 1)
     assert any(n.startswith("**CNN**: a 1-pixel move changes its answer for " + f"{cnn.answer_changed:.0%}")
                for n in said)

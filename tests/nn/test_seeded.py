@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import torch
 
-from core.engine.run_config import LESSON
+from core.engine.run_config import NOTEBOOK_SETUP
 from core.lessons.lesson2_symmetry import SymmetryConfig, model_and_input, verify
 from core.models.registry import REGISTRY, build
 from core.nn import seeded
@@ -27,7 +27,7 @@ def test_lesson_models_hold_the_notebooks_weights(seed):
     for name, reference in (("vit", NotebookViT), ("cnn", NotebookCNN)):
         torch.manual_seed(seed)
         ref = reference().state_dict()
-        mine = build(name, LESSON.model, 16, seed).state_dict()
+        mine = build(name, NOTEBOOK_SETUP.model, 16, seed).state_dict()
         assert all(torch.equal(a, b) for a, b in zip(ref.values(), mine.values(), strict=True)), name
 
 
@@ -36,14 +36,14 @@ def test_building_leaves_the_global_generator_alone():
     expected = torch.rand(3)
     torch.manual_seed(123)
     for name in REGISTRY:
-        build(name, LESSON.model, 16, 0)
+        build(name, NOTEBOOK_SETUP.model, 16, 0)
     model_and_input(SymmetryConfig())
     assert torch.equal(torch.rand(3), expected)
 
 
 def _weights(name_seed):
     name, seed = name_seed
-    return [p.detach().clone() for p in build(name, LESSON.model, 16, seed).parameters()]
+    return [p.detach().clone() for p in build(name, NOTEBOOK_SETUP.model, 16, seed).parameters()]
 
 
 def _symmetry(seed):

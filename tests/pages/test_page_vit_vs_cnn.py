@@ -3,7 +3,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from core.engine.run_config import LESSON, TrainConfig
+from core.engine.run_config import NOTEBOOK_SETUP, TrainConfig
 from core.inspect.trained_model import run_data
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from core.lessons.shipped import load_fresh_shipped
@@ -299,7 +299,7 @@ def test_a_learner_opening_a_setting_another_is_training_watches_that_training(n
     flights = new_server()
     release = threading.Event()
     monkeypatch.setattr(core.engine.flights, "run", lambda *a, **k: release.wait(60) and run(*a, **k))
-    cfg = replace(LESSON, models=("cnn",), data=replace(LESSON.data, n_train=120, n_test=100),
+    cfg = replace(NOTEBOOK_SETUP, models=("cnn",), data=replace(NOTEBOOK_SETUP.data, n_train=120, n_test=100),
                   train=TrainConfig(epochs=12, seeds=(0,)))  # what LINK names
     first = flights.attach(cfg, eval_every=1)  # another learner pressed Run on it a moment ago
     threading.Timer(3.0, release.set).start()
@@ -358,13 +358,13 @@ def test_draw_your_own_follows_a_cnn_through_both_of_its_layers():
     assert any(t.startswith("**Layer 1's feature maps") for t in titles)  # 8 maps of the first convolution
     assert any(t.startswith("**The last feature maps") for t in titles)  # and the last, with the max pool's picks
     start = at.number_input(key="vc_draw_start")  # any test image, by its number (a blank canvas: the ✕)
-    assert start.value is None and start.max == LESSON.data.n_test - 1
+    assert start.value is None and start.max == NOTEBOOK_SETUP.data.n_test - 1
     start.set_value(3).run()
     assert_clean(at)
-    data = run_data(LESSON.data)
+    data = run_data(NOTEBOOK_SETUP.data)
     assert (at.session_state["vc_drawing"] == data.Xte[3, 0].numpy()).all()
     assert any(c.value.startswith("Test image 3: ") for c in at.caption)
-    assert at.radio(key="vc_draw_class").value == LESSON.data.kind.classes[int(data.yte[3])]
+    assert at.radio(key="vc_draw_class").value == NOTEBOOK_SETUP.data.kind.classes[int(data.yte[3])]
 
 
 def test_what_broke_the_vit_asks_a_prediction_before_the_alpha_sweep_then_shows_it_and_the_shift_test():

@@ -1,0 +1,77 @@
+"""What the experiment lessons (3, 4 and 5) share, declared once: the forms' parts (the phase split's control,
+the seeds, a selection of the bench's models), finding a selection in a stored run of more models, the four
+outcomes every lesson-3 and lesson-5 exercise offers, and the thresholds their notes judge by. Lesson modules
+import these from here, never from each other."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from core.engine.run_config import GeneralizationConfig
+from core.engine.run_result import RunResult
+from core.engine.verdict import MARGIN, Interval, difference
+from core.lessons.controls import Control
+from core.lessons.exercise import Exercise
+from core.lessons.model_cards import BENCH as BENCH_MODELS
+
+FITS = 0.95  # a model fits its training positions at this training accuracy: below it, generalization says nothing
+
+Lookup = Callable[[GeneralizationConfig], "RunResult | None"]
+# every lesson-3 exercise offers the same four outcomes, in this order, mapped from the verdict's band
+OPTIONS = ("Substantially: as good as the CNN", "Partially: above chance, below the CNN",
+           "Not at all: at chance or below", "Can't tell yet: the interval spans more than one of these")
+OUTCOME = {"top": 0, "between": 1, "chance": 2, "below": 2, "unclear": 3, "above": 3}
+
+
+@dataclass(frozen=True)
+class PresetExercise(Exercise):
+    preset: str = "lesson"  # the preset that answers it (the page offers a button to run it)
+    model: str = "vit"  # the model the question is about
+
+
+def phases_control(key: str, flag: str | None = None) -> Control:
+    """The phase split's control (lessons 3 and 5): the offsets within a 4-pixel patch training centres take."""
+    return Control(key, "data.phases", "Phase split: train only at these offsets within a patch", "multiselect",
+                   (0, 1, 2, 3), format=lambda p: f"offset {p}", from_config=list, to_config=tuple, cli_nargs="+",
+                   flag_name=flag, cli_help="offsets (c mod 4) the training centres take; the test is every other centre",
+                   help="Empty: the notebook's split (training and test ranges). Some offsets: training centres only "
+                        "where cx and cy mod 4 are among them (within the training range); the test is every other "
+                        "centre, so most test shapes sit at an offset within a patch never trained. The test range is "
+                        "not used.")
+
+
+FORM_SEEDS = 10  # the most seeds the bench's and lesson 5's forms offer (a run's own limit: run_config.MAX_SEEDS)
+
+
+def on_bench(models) -> tuple[str, ...]:
+    """``models`` as the bench's selection; a model without a card is refused."""
+    unknown = [m for m in models if m not in BENCH_MODELS]
+    if unknown:
+        raise ValueError(f"not on the bench: {unknown}; choose from {list(BENCH_MODELS)}")
+    return tuple(models)
+
+
+def first_seeds(n: int) -> tuple[int, ...]:
+    """Seeds 0..n-1, for 1 <= n <= FORM_SEEDS."""
+    if not 1 <= n <= FORM_SEEDS:
+        raise ValueError(f"seeds must be in 1..{FORM_SEEDS}, got {n}")
+    return tuple(range(n))
+
+
+def from_full_run(lookup: Callable[[GeneralizationConfig], RunResult | None], cfg: GeneralizationConfig,
+                  full_models: tuple[str, ...]) -> RunResult | None:
+    """The result for ``cfg``: ``lookup``'s own, or the models it selects from a looked-up run of every model of
+    ``full_models`` with the same data, seeds and epochs (a selection trains nothing
+    new)."""
+    result = lookup(cfg)
+    if result is None and set(cfg.models) <= set(full_models):
+        full = lookup(replace(cfg, models=full_models))
+        result = None if full is None else full.subset(cfg)
+    return result
+
+
+def compared(a: Interval, b: Interval) -> int:
+    """0 better, 1 as good (the difference within ±MARGIN), 2 worse, 3 can't tell yet: ``a`` against ``b``."""
+    _, lo, hi = difference(a, b)
+    return 0 if lo > 0 else 2 if hi < 0 else 1 if -MARGIN <= lo and hi <= MARGIN else 3
