@@ -2,7 +2,7 @@
 3's shapes, in the same run.
 
     python -m benchmarks.bench_digits                 # 1 try each, seed 0
-    python -m benchmarks.bench_digits --tries 3 --out benchmarks/bench_digits_last_run.txt
+    python -m benchmarks.bench_digits --tries 3 --out benchmarks/records/bench_digits_last_run.txt
 
 Each try trains one (model, seed 0) pair in this process, on one thread, exactly as a worker does
 (``run.train_job``): on lesson 3's setting (shapes, 300 draws holding ~70 distinct images), on lesson 5's ten

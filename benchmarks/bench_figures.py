@@ -4,7 +4,7 @@ lab_look``). Plotly checks every key of an update against the figure's subplots,
 pays most for an update.
 
     python -m benchmarks.bench_figures
-    python -m benchmarks.bench_figures --tries 15 --out benchmarks/bench_figures_last_run.txt
+    python -m benchmarks.bench_figures --tries 15 --out benchmarks/records/bench_figures_last_run.txt
 
 Medians in ms over ``--tries`` fresh figures each; the two ways take turns, and they write the same layout
 (checked before timing, but for the revision: a digest of JSON whose keys come in another order).

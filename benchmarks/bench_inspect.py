@@ -2,7 +2,7 @@
 seed, and a look inside one) and a drawing's answers (every model at every seed), on each shipped run.
 
     python -m benchmarks.bench_inspect
-    python -m benchmarks.bench_inspect --tries 5 --out benchmarks/bench_inspect_last_run.txt
+    python -m benchmarks.bench_inspect --tries 5 --out benchmarks/records/bench_inspect_last_run.txt
 
 "rebuilt" empties the cache of rebuilt models before each try, so every model is built and its weights loaded
 again, as every click did before models were shared (``core.inspect.trained_model.shared_model``); "shared" is

@@ -3,7 +3,7 @@ bench (every model at every seed, ``core.inspect.own_input.answers``) at one thr
 machine and beside one busy process (a browser drawing, another learner's session).
 
     python -m benchmarks.bench_threads
-    python -m benchmarks.bench_threads --tries 9 --out benchmarks/bench_threads_last_run.txt
+    python -m benchmarks.bench_threads --tries 9 --out benchmarks/records/bench_threads_last_run.txt
 
 The two counts take turns within every try, so both see the same load; medians in ms and their ratio. Why the
 pages run at one thread (``ui/__init__.py``): a second thread waits for a core something else holds.
