@@ -6,6 +6,7 @@ Bad input exits with status 2 and one line on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import os
@@ -53,41 +54,57 @@ class OneLineParser(argparse.ArgumentParser):
 class FormCommand:
     """A subcommand that trains what a lesson's form trains: its presets (the first is the default) and its
     controls (the form's and the command line's own, each a ``Control``), so every flag that sets a config field
-    is declared once, beside the widget that sets it."""
+    is declared once, beside the widget that sets it. The lesson is named, not imported: the table is read before
+    anything heavy is (``_start_workers_early``)."""
 
     help: str
     description: str
-    presets: dict
-    controls: tuple
-    run: Callable[[argparse.Namespace], dict]
+    lesson: str  # the lesson's module in core.lessons
+    presets_name: str  # its presets: a dict, or one config (a preset of its own name)
+    controls_names: tuple[str, ...]  # its tuples of controls, joined
+    run: str  # the function of this module that runs it
     extra: tuple = ()  # (flag, argparse keywords) of store_true switches that set no config field
+
+    @property
+    def module(self):
+        return importlib.import_module(f"core.lessons.{self.lesson}")
+
+    @property
+    def presets(self) -> dict:
+        presets = getattr(self.module, self.presets_name)
+        return presets if isinstance(presets, dict) else {self.presets_name.lower(): presets}
+
+    @property
+    def controls(self) -> tuple:
+        return tuple(c for name in self.controls_names for c in getattr(self.module, name))
+
+
+# Every training command, declared once: the parser, the help and the early start of workers read this table
+FORM_COMMANDS = {
+    "generalization": FormCommand(
+        "train ViT vs CNN at some positions, test at unseen ones",
+        "Train afresh (never cached) and print per-seed accuracies. Options override the preset.",
+        "lesson3_vit_vs_cnn", "PRESETS", ("CONTROLS", "CLI_CONTROLS"), "cmd_generalization",
+        (("--full", {"help": "also print curves, test predictions and the position map"}),)),
+    "remedies": FormCommand(
+        "lesson 4's bench: which changes to the ViT are above chance at unseen positions",
+        "Train the remedies on the lesson's split (train at centres 5..10, test at 3..4) and print per model and "
+        "seed the accuracies, then each model's mean with its 95 % interval and its band.",
+        "lesson4_fixing_the_vit", "BENCH", ("CONTROLS", "CLI_CONTROLS"), "cmd_remedies"),
+    "digits": FormCommand(
+        "lesson 5: real handwritten digits at unseen positions (ViT, CNN, remedies)",
+        "Lesson 3's experiment on the UCI handwritten digits: train at centres 6..12, test at 4..5 on digits "
+        "never trained on. Prints per model and seed the accuracies, then each model's mean with its 95 % "
+        "interval, its band, and its map accuracy at the training and at the test centres. A shipped setting "
+        "is printed as shipped unless --train; anything else trains, within the page's cap.",
+        "lesson5_real_handwriting", "PRESETS", ("CONTROLS",), "cmd_digits",
+        (("--train", {"help": "train even a setting that ships precomputed"}),)),
+}
+TRAINING_COMMANDS = tuple(FORM_COMMANDS)
 
 
 def form_commands() -> dict[str, FormCommand]:
-    from core.lessons import lesson3_vit_vs_cnn as lesson3
-    from core.lessons import lesson4_fixing_the_vit as lesson4
-    from core.lessons import lesson5_real_handwriting as lesson5
-
-    return {
-        "generalization": FormCommand(
-            "train ViT vs CNN at some positions, test at unseen ones",
-            "Train afresh (never cached) and print per-seed accuracies. Options override the preset.",
-            lesson3.PRESETS, lesson3.CONTROLS + lesson3.CLI_CONTROLS, cmd_generalization,
-            (("--full", {"help": "also print curves, test predictions and the position map"}),)),
-        "remedies": FormCommand(
-            "lesson 4's bench: which changes to the ViT are above chance at unseen positions",
-            "Train the remedies on the lesson's split (train at centres 5..10, test at 3..4) and print per model and "
-            "seed the accuracies, then each model's mean with its 95 % interval and its band.",
-            {"bench": lesson4.BENCH}, lesson4.CONTROLS + lesson4.CLI_CONTROLS, cmd_remedies),
-        "digits": FormCommand(
-            "lesson 5: real handwritten digits at unseen positions (ViT, CNN, remedies)",
-            "Lesson 3's experiment on the UCI handwritten digits: train at centres 6..12, test at 4..5 on digits "
-            "never trained on. Prints per model and seed the accuracies, then each model's mean with its 95 % "
-            "interval, its band, and its map accuracy at the training and at the test centres. A shipped setting "
-            "is printed as shipped unless --train; anything else trains, within the page's cap.",
-            lesson5.PRESETS, lesson5.CONTROLS, cmd_digits,
-            (("--train", {"help": "train even a setting that ships precomputed"}),)),
-    }
+    return FORM_COMMANDS
 
 
 def form_config(args: argparse.Namespace):
@@ -174,13 +191,23 @@ def cmd_generalization(args: argparse.Namespace) -> dict:
     return out
 
 
-def cmd_remedies(args: argparse.Namespace) -> dict:
+def per_model(result, more: Callable[[str], dict] = lambda m: {}) -> dict:
+    """A run's rows, and per model its summary with its 95 % interval and band (and ``more(model)``)."""
     from dataclasses import asdict
 
-    from core.engine.planning import MAX_RUN_COST, check_cost, relative_cost
-    from core.engine.run import run
     from core.engine.run_result import summary
     from core.engine.verdict import verdicts
+
+    v = verdicts(result)
+    return {"results": [{"model": r.model, "seed": r.seed, "train_acc": r.train_acc, "test_acc": r.test_acc}
+                        for r in result.rows],
+            "summary": {m: {**asdict(s), "test_interval": [v[m].interval.lo, v[m].interval.hi], "band": v[m].band,
+                            **more(m)} for m, s in summary(result).items() if m in v}}
+
+
+def cmd_remedies(args: argparse.Namespace) -> dict:
+    from core.engine.planning import MAX_RUN_COST, check_cost, relative_cost
+    from core.engine.run import run
     from core.lessons.lesson4_fixing_the_vit import BENCH
 
     cfg = form_config(args)
@@ -188,22 +215,12 @@ def cmd_remedies(args: argparse.Namespace) -> dict:
         check_cost(cfg, limit=max(MAX_RUN_COST, relative_cost(BENCH)), what="this bench run")
     _adopt_early_workers(args, cfg)
     result = run(cfg, workers=args.workers, limit=False, here=args.here)
-    v = verdicts(result)
-    return {"config": cfg.to_json(),
-            "results": [{"model": r.model, "seed": r.seed, "train_acc": r.train_acc, "test_acc": r.test_acc}
-                        for r in result.rows],
-            "summary": {m: {**asdict(s), "test_interval": [v[m].interval.lo, v[m].interval.hi], "band": v[m].band}
-                        for m, s in summary(result).items() if m in v},
-            "seconds": result.seconds}
+    return {"config": cfg.to_json(), **per_model(result), "seconds": result.seconds}
 
 
 def cmd_digits(args: argparse.Namespace) -> dict:
-    from dataclasses import asdict
-
     from core.engine.planning import check_cost
     from core.engine.run import run
-    from core.engine.run_result import summary
-    from core.engine.verdict import verdicts
     from core.lessons.lesson5_real_handwriting import lookup_in, seen_unseen
     from core.lessons.shipped import load_fresh_shipped
 
@@ -216,13 +233,8 @@ def cmd_digits(args: argparse.Namespace) -> dict:
             check_cost(cfg)
         _adopt_early_workers(args, cfg)
         result = run(cfg, workers=args.workers, limit=False, here=args.here)
-    v = verdicts(result)
     return {"config": cfg.to_json(), "origin": result.origin, "chance": cfg.data.kind.chance,
-            "results": [{"model": r.model, "seed": r.seed, "train_acc": r.train_acc, "test_acc": r.test_acc}
-                        for r in result.rows],
-            "summary": {m: {**asdict(s), "test_interval": [v[m].interval.lo, v[m].interval.hi], "band": v[m].band,
-                            "map_seen": (su := seen_unseen(result, m)).seen, "map_unseen": su.unseen}
-                        for m, s in summary(result).items() if m in v},
+            **per_model(result, lambda m: {"map_seen": (su := seen_unseen(result, m)).seen, "map_unseen": su.unseen}),
             "seconds": result.seconds}
 
 
@@ -386,7 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true", help="print one JSON object")
         for flag, kw in form.extra:
             p.add_argument(flag, action="store_true", **kw)
-        p.set_defaults(func=form.run, form=form)
+        p.set_defaults(func=globals()[form.run], form=form)
 
     from core.lessons.shipped import SHIPPED
 
@@ -430,7 +442,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-TRAINING_COMMANDS = ("generalization", "remedies", "digits")
 
 
 def _start_workers_early(argv: list[str]) -> list:
