@@ -69,9 +69,9 @@ def changed_since(controls: Sequence[Control], form_cfg: GeneralizationConfig | 
                f"{', '.join(changed) or 'the form'} changed since. Press **Run** to see the form's setting.")
 
 
-def control_grid(controls: Sequence[Control], defaults: dict, columns: int = 3) -> list:
+def control_grid(controls: Sequence[Control], defaults: dict, columns: int = 3) -> None:
     """Every control in order: a list of choices across the form, the others in ``columns`` columns, filled
-    row by row. Returns the columns and the next free one's index, for what the page adds after them."""
+    row by row."""
     cols = None
     i = 0
     for c in controls:
@@ -81,4 +81,3 @@ def control_grid(controls: Sequence[Control], defaults: dict, columns: int = 3) 
         cols = cols or st.columns(columns)
         control_widget(c, defaults[c.key], cols[i % columns])
         i += 1
-    return [cols or st.columns(columns), i % columns]

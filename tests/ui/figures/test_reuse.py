@@ -64,3 +64,16 @@ def test_arguments_that_cannot_be_keyed_build_every_time_and_the_cache_is_bounde
     for key in (b"a", b"b", b"c", b"d"):
         light.put(key, big)
     assert light.get(b"a") is None and light.get(b"d") is not None and light.bytes <= 200_000
+
+
+def test_the_private_plotly_api_this_module_reads_is_there_and_round_trips():
+    """reuse.py (and theme.py) read ``Figure._data`` and ``._layout`` and build with ``_validate=False``: Plotly's
+    private API, pinned only by a range in requirements.txt. A Plotly that changes it fails here, not on a page."""
+    import pickle
+
+    from ui.figures.reuse import unchecked
+
+    fig = go.Figure(go.Bar(x=[1, 2], y=[3, 4]), layout=dict(title="t", template=None))
+    assert isinstance(fig._data, list) and isinstance(fig._layout, dict) and fig._data[0]["type"] == "bar"
+    again = unchecked(pickle.dumps({"data": fig._data, "layout": fig._layout}, protocol=5))
+    assert again.to_plotly_json() == fig.to_plotly_json()
