@@ -183,3 +183,49 @@ def test_lesson_modules_import_the_shared_parts_never_each_other():
     crossing = [f"{p.name} imports {m}" for p in lessons for m in imports(p)
                 if m.startswith("core.lessons.lesson") and m.split(".")[2] != p.stem]
     assert not crossing, crossing
+
+
+# Modules tested through another's test file (the file named), not one of their own: a new module is not on this
+# list, so it needs tests/<package>/test_<module>.py
+TESTED_ELSEWHERE = {
+    "core/engine/run_result.py": "tests/engine/test_run.py, test_stored_run.py",
+    "core/engine/typed_json.py": "tests/engine/test_stored_run.py, test_queue_worker.py, test_queue_redis.py",
+    "core/engine/worker.py": "tests/engine/test_pool.py",
+    "core/models/model_config.py": "tests/models/test_registry.py, test_prenorm_vit.py",
+    "core/models/remedies.py": "tests/models/test_postnorm_vit.py, tests/lessons/test_model_cards.py",
+    "ui/draw_your_own.py": "tests/pages/*",
+    "ui/exercise_panel.py": "tests/lessons/test_exercise.py, tests/pages/*",
+    "ui/figures/figure_tables.py": "tests/ui/figures/test_figures.py",
+    "ui/figures/image_figures.py": "tests/ui/figures/test_figures.py",
+    "ui/figures/model_figures.py": "tests/ui/figures/test_figures.py",
+    "ui/figures/plots.py": "tests/ui/figures/test_figures.py",
+    "ui/form_controls.py": "tests/lessons/test_controls.py, tests/pages/*",
+    "ui/look_inside.py": "tests/pages/*",
+    "ui/result_sections.py": "tests/pages/*",
+    "ui/what_broke_section.py": "tests/pages/test_page_vit_vs_cnn.py",
+}
+
+
+def test_tests_mirror_the_tree():
+    """Each module of core and ui has tests/<package>/test_<module>.py, or is on TESTED_ELSEWHERE."""
+    own = []
+    for p in sorted([*(ROOT / "core").rglob("*.py"), *(ROOT / "ui").rglob("*.py")]):
+        if p.name in ("__init__.py", "__main__.py"):
+            continue
+        rel = p.relative_to(ROOT)
+        package = rel.parts[1:-1] if rel.parts[0] == "core" else rel.parts[:-1]
+        if not (ROOT / "tests" / Path(*package) / f"test_{p.stem}.py").exists():
+            own.append(str(rel))
+    assert sorted(own) == sorted(TESTED_ELSEWHERE), sorted(set(own) ^ set(TESTED_ELSEWHERE))
+
+
+def test_architecture_md_names_every_module_and_only_paths_that_exist():
+    """ARCHITECTURE.md is the map: each module of core and ui is named in it, and each path it names exists."""
+    text = (ROOT / "ARCHITECTURE.md").read_text()
+    modules = [p for p in [*(ROOT / "core").rglob("*.py"), *(ROOT / "ui").rglob("*.py")]
+               if p.name not in ("__init__.py", "__main__.py")]
+    unnamed = [str(p.relative_to(ROOT)) for p in modules if p.stem not in text]
+    assert not unnamed, unnamed
+    paths = set(re.findall(r"`((?:core|ui|pages|tests|scripts|benchmarks|support)/[\w/.*-]+\.(?:py|json|md))`", text))
+    missing = [p for p in paths if "*" not in p and "N" not in Path(p).stem and not (ROOT / p).exists()]
+    assert not missing, missing
