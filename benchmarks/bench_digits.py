@@ -22,8 +22,8 @@ from dataclasses import replace
 
 import torch
 
-from core.engine.run import run, train_job
-from core.engine.run_config import NOTEBOOK_SETUP
+from core.engine.running.run import run, train_job
+from core.engine.setting.run_config import NOTEBOOK_SETUP
 from core.lessons.lesson5_real_handwriting import MODELS, PRESETS
 
 SETTINGS = {"shapes (lesson 3)": NOTEBOOK_SETUP, "ten digits": PRESETS["ten digits"], "0 vs 1": PRESETS["0 vs 1"]}

@@ -18,7 +18,7 @@ import statistics
 
 import torch
 
-from core.engine.run import train_job
+from core.engine.running.run import train_job
 from core.lessons.lesson4_fixing_the_vit import BENCH
 from core.lessons.model_cards import BENCH as CARDS
 

@@ -6,7 +6,7 @@
 
 Each side runs in its own fresh process, one after the other, on the same configs. The notebook side
 is ``notebook_reference.py``: ``nn.TransformerEncoder``, one seed after another, default Adam, all
-threads. The engine side is ``core.engine.run.run`` with its defaults. Printed per config: seconds
+threads. The engine side is ``core.engine.running.run.run`` with its defaults. Printed per config: seconds
 for each, the speed ratio, peak resident memory (the engine's counts its worker processes too), and
 whether every per-seed train/test accuracy is identical.
 """
@@ -52,9 +52,9 @@ def side_notebook(name: str, threads: int | None = None) -> dict:
 
 
 def side_engine(name: str) -> dict:
-    from core.engine.planning import plan
-    from core.engine.pool import server_pool
-    from core.engine.run import run
+    from core.engine.running.pool import server_pool
+    from core.engine.running.run import run
+    from core.engine.setting.planning import plan
     from core.lessons.lesson3_vit_vs_cnn import PRESETS
 
     cfg = PRESETS[name]

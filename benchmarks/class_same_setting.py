@@ -6,7 +6,7 @@ command line's time for that setting + 3 s.
 
 Both measured in this run, on this machine: ``python -m core generalization --epochs E`` (the command
 line's time for the setting, a whole process), then ``--learners`` threads that each attach to the
-server's flights at the same moment (``core.engine.flights``, as ``ui.training.train_live`` does: the
+server's flights at the same moment (``core.engine.running.flights``, as ``ui.training.train_live`` does: the
 server's pool, its budget, its live curve) and wait for their result, as a page would (a wait of one second
 at a time). Printed: each side's seconds, the trainings started, the slowest learner against the command
 line + 3 s, and whether every learner got the same numbers. The pages' share of it (drawing the bar) is
@@ -22,9 +22,9 @@ import sys
 import threading
 import time
 
-from core.engine.flights import Flights
-from core.engine.run_config import NOTEBOOK_SETUP, with_value
-from core.engine.store import ResultStore
+from core.engine.running.flights import Flights
+from core.engine.setting.run_config import NOTEBOOK_SETUP, with_value
+from core.engine.storage.store import ResultStore
 from support.browser import ROOT
 
 

@@ -9,7 +9,7 @@ The tier as emulated here: the server (``streamlit run app.py``, the app's runti
 requirements-dev.txt is imported by it) and every training worker it starts run in one cgroup with a CFS quota
 of ``--cpu`` cores (cgroup v1 ``cpu.cfs_quota_us``, the v1 form of v2's ``cpu.max``; v2 where the host has it)
 and a memory limit of ``--memory-mib`` (``memory.limit_in_bytes`` / ``memory.max``), which the app reads as its
-budget (``core.engine.machine``). Cloud guarantees a fraction of a core and lets an app burst to about two; the
+budget (``core.engine.setting.machine``). Cloud guarantees a fraction of a core and lets an app burst to about two; the
 quota emulates the guaranteed part, the worse case. The load generator runs outside the cgroup, on the other
 core, so it takes nothing from the server. No persistent disk: the data dir is a fresh temporary folder.
 
@@ -43,7 +43,7 @@ from pathlib import Path
 from tempfile import mkdtemp
 
 from benchmarks.class_load import Session, runs
-from core.engine.machine import tree_rss
+from core.engine.setting.machine import tree_rss
 from support.browser import ROOT, streamlit_server
 
 PAGES = ["", "Patchify", "Permutation_symmetry", "ViT_vs_CNN", "Fixing_the_ViT", "Real_handwriting", "Glossary"]

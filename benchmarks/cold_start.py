@@ -13,7 +13,7 @@ import time
 
 from playwright.sync_api import sync_playwright
 
-from core.engine.machine import tree_rss
+from core.engine.setting.machine import tree_rss
 from support.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, streamlit_server, wait_for_charts
 
 

@@ -15,7 +15,7 @@ import os
 import threading
 import time
 
-from core.engine.machine import tree_rss
+from core.engine.setting.machine import tree_rss
 
 
 def loop_ms(n: int = 10**6) -> float:

@@ -22,7 +22,7 @@ import re
 import statistics
 import time
 
-from core.engine.run import run, warm
+from core.engine.running.run import run, warm
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from support.browser import ROOT
 from ui.training import LIVE_POINTS

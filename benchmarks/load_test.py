@@ -22,10 +22,10 @@ from dataclasses import replace
 from playwright.sync_api import sync_playwright
 
 from benchmarks.harness import PeakRss
-from core.engine.machine import total_budget, tree_rss
-from core.engine.run import run
-from core.engine.run_config import TrainConfig
-from core.engine.run_result import summary
+from core.engine.results.run_result import summary
+from core.engine.running.run import run
+from core.engine.setting.machine import total_budget, tree_rss
+from core.engine.setting.run_config import TrainConfig
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from core.lessons.shipped import load_shipped
 from support.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_for_charts

@@ -18,7 +18,7 @@ import urllib.request
 
 from playwright.sync_api import sync_playwright
 
-from core.engine.machine import tree_rss
+from core.engine.setting.machine import tree_rss
 from support.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, ROOT, free_port, wait_for_charts
 
 

@@ -17,7 +17,7 @@ import argparse
 import time
 
 from benchmarks.harness import machine_now
-from core.engine.machine import rss, tree_rss
+from core.engine.setting.machine import rss, tree_rss
 from support.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server, wait_for_charts
 
 MIB = 2**20

@@ -13,6 +13,6 @@ if __name__ == "__main__":
     code = main(process=True)
     sys.stdout.flush()
     sys.stderr.flush()
-    if "core.engine.pool" in sys.modules:  # its atexit hook would end the workers: end them now
-        sys.modules["core.engine.pool"].shutdown_server_pool()
+    if "core.engine.running.pool" in sys.modules:  # its atexit hook would end the workers: end them now
+        sys.modules["core.engine.running.pool"].shutdown_server_pool()
     os._exit(code)

@@ -119,9 +119,9 @@ def form_config(args: argparse.Namespace):
 
 
 def cmd_worker(args: argparse.Namespace) -> dict:
-    from core.engine.queue_redis import URL_VARIABLE, redis_url  # redis: only for this command
-    from core.engine.queue_worker import work
-    from core.engine.run_signature import env_secret
+    from core.engine.queue.queue_redis import URL_VARIABLE, redis_url  # redis: only for this command
+    from core.engine.queue.queue_worker import work
+    from core.engine.storage.run_signature import env_secret
 
     url = redis_url()
     if url is None:
@@ -166,8 +166,8 @@ def cmd_attention(args: argparse.Namespace) -> dict:
 def cmd_generalization(args: argparse.Namespace) -> dict:
     from dataclasses import asdict
 
-    from core.engine.run import run
-    from core.engine.run_result import summary
+    from core.engine.results.run_result import summary
+    from core.engine.running.run import run
 
     cfg = form_config(args)
 
@@ -195,8 +195,8 @@ def per_model(result, more: Callable[[str], dict] = lambda m: {}) -> dict:
     """A run's rows, and per model its summary with its 95 % interval and band (and ``more(model)``)."""
     from dataclasses import asdict
 
-    from core.engine.run_result import summary
-    from core.engine.verdict import verdicts
+    from core.engine.results.run_result import summary
+    from core.engine.results.verdict import verdicts
 
     v = verdicts(result)
     return {"results": [{"model": r.model, "seed": r.seed, "train_acc": r.train_acc, "test_acc": r.test_acc}
@@ -206,8 +206,8 @@ def per_model(result, more: Callable[[str], dict] = lambda m: {}) -> dict:
 
 
 def cmd_remedies(args: argparse.Namespace) -> dict:
-    from core.engine.planning import MAX_RUN_COST, check_cost, relative_cost
-    from core.engine.run import run
+    from core.engine.running.run import run
+    from core.engine.setting.planning import MAX_RUN_COST, check_cost, relative_cost
     from core.lessons.lesson4_fixing_the_vit import BENCH
 
     cfg = form_config(args)
@@ -219,8 +219,8 @@ def cmd_remedies(args: argparse.Namespace) -> dict:
 
 
 def cmd_digits(args: argparse.Namespace) -> dict:
-    from core.engine.planning import check_cost
-    from core.engine.run import run
+    from core.engine.running.run import run
+    from core.engine.setting.planning import check_cost
     from core.lessons.lesson5_real_handwriting import lookup_in, seen_unseen
     from core.lessons.shipped import load_fresh_shipped
 
@@ -260,7 +260,7 @@ def cmd_equivariance(args: argparse.Namespace) -> dict:
 def _probed_run(args: argparse.Namespace):
     """The preset's run (shipped when fresh, else trained now) and the class to draw, after checking the model,
     seed and class belong to it."""
-    from core.engine.run import run
+    from core.engine.running.run import run
     from core.lessons.shipped import SHIPPED_CONFIGS, load_fresh_shipped
 
     cfg = SHIPPED_CONFIGS[args.preset]
@@ -451,17 +451,17 @@ def _start_workers_early(argv: list[str]) -> list:
     if (not argv or argv[0] not in TRAINING_COMMANDS or os.environ.get("VITLAB_WORKERS")
             or any(a in ("-h", "--help") or a.startswith("--workers") for a in argv)):
         return []
-    from core.engine.machine import WORKER_BASE, cpu_count, total_budget
-    from core.engine.worker import start_worker_process
+    from core.engine.running.worker import start_worker_process
+    from core.engine.setting.machine import WORKER_BASE, cpu_count, total_budget
 
     lanes = min(int(cpu_count()), total_budget() // WORKER_BASE)
-    return [start_worker_process(("core.engine.run",)) for _ in range(lanes - 1)]
+    return [start_worker_process(("core.engine.running.run",)) for _ in range(lanes - 1)]
 
 
 def _adopt_early_workers(args: argparse.Namespace, cfg) -> None:
     """Hand the workers started early to the pool (which ends any the run's plan does not need)."""
     if args.early_workers:
-        from core.engine.run import warm
+        from core.engine.running.run import warm
 
         procs, args.early_workers = args.early_workers, []
         warm(cfg, procs=procs, here=args.here)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from core.data.shapes import make_dataset
-from core.engine.run_config import GeneralizationConfig
-from core.engine.run_result import RunResult
-from core.engine.train import train
+from core.engine.results.run_result import RunResult
+from core.engine.running.train import train
+from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.lesson3_vit_vs_cnn import CONTROLS, PREDICTION, PRESET_NOTES, PRESETS, SWEEPS, notes
 from core.models.cnn import CNNClassifier
 from core.models.postnorm_vit import PostNormViT

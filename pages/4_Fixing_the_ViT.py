@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.engine.run_config import with_value
-from core.engine.verdict import Verdict, verdicts
+from core.engine.results.verdict import Verdict, verdicts
+from core.engine.setting.run_config import with_value
 from core.lessons.lesson4_fixing_the_vit import (
     BENCH,
     CONTROLS,

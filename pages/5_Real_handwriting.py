@@ -6,9 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from core.data import datasets, digits
-from core.engine.run_config import NOTEBOOK_SETUP, GeneralizationConfig
-from core.engine.run_result import RunResult
-from core.engine.verdict import verdicts
+from core.engine.results.run_result import RunResult
+from core.engine.results.verdict import verdicts
+from core.engine.setting.run_config import NOTEBOOK_SETUP, GeneralizationConfig
 from core.lessons.lesson5_real_handwriting import (
     CONTROLS,
     DIGITS,

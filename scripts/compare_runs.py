@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-from core.engine.run import run
+from core.engine.running.run import run
 from core.lessons.shipped import SHIPPED_CONFIGS
 
 

@@ -13,9 +13,9 @@ import sys
 import time
 from functools import partial
 
-from core.engine.flights import Flights, sweep_through
-from core.engine.run import run
-from core.engine.store import ResultStore
+from core.engine.running.flights import Flights, sweep_through
+from core.engine.running.run import run
+from core.engine.storage.store import ResultStore
 from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SWEEP, pos_scale_base
 from core.lessons.lesson4_fixing_the_vit import POSITIONS_SWEEP, positions_base
 from core.lessons.shipped import SHIPPED, SHIPPED_CONFIGS, save_shipped, save_shipped_rows

@@ -22,9 +22,9 @@ import sys
 
 import torch
 
-from core.engine.fingerprint import code_fingerprint
-from core.engine.run import state_bytes
-from core.engine.run_config import GeneralizationConfig
+from core.engine.running.run import state_bytes
+from core.engine.setting.fingerprint import code_fingerprint
+from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.shipped import SHIPPED_CONFIGS, load_shipped, save_shipped, shipped_path
 from core.models import registry
 

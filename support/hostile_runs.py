@@ -9,7 +9,7 @@ import pickle
 
 import torch
 
-from core.engine.run_result import RunResult
+from core.engine.results.run_result import RunResult
 
 
 class Boom:

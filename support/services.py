@@ -108,8 +108,8 @@ def leftover_services(session: str) -> list[str]:
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
         except OSError:
             continue
-        if "-m core.engine.worker" in command and _descends_from(int(entry.name), os.getpid()):
-            continue  # this process's own training pool: its workers end with it (core/engine/worker.py)
+        if "-m core.engine.running.worker" in command and _descends_from(int(entry.name), os.getpid()):
+            continue  # this process's own training pool: its workers end with it (core/engine/running/worker.py)
         found.append(f"{entry.name} {command[:120]}")
     return found
 

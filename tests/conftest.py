@@ -7,7 +7,7 @@ if ROOT not in sys.path:
 
 import tempfile  # noqa: E402
 
-# Finished runs are archived on disk (core.engine.archive): the tests' servers and pages keep theirs in a folder
+# Finished runs are archived on disk (core.engine.storage.archive): the tests' servers and pages keep theirs in a folder
 # of this test session, never in the user's ~/.cache/vitlab
 os.environ["VITLAB_DATA_DIR"] = tempfile.mkdtemp(prefix="vitlab-test-data-")
 

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from core.cli import build_parser
-from core.engine import machine
+from core.engine.setting import machine
 from tests.conftest import ROOT
 
 
@@ -65,15 +65,15 @@ def test_the_whole_process_starts_workers_early_trains_beside_them_and_leaves_no
     script = """
 import json, os, sys
 from core import cli
-from core.engine.machine import children
-from core.engine import worker
+from core.engine.setting.machine import children
+from core.engine.running import worker
 start, started = worker.start_worker_process, []
 worker.start_worker_process = lambda preload: started.append(start(preload)) or started[-1]
 bad = cli.main(["generalization", "--lr", "nan"], process=True)
 print(json.dumps({"bad": bad, "started": len(started), "left": len(children(os.getpid()))}), flush=True)
 started.clear()
 cli.main(["generalization", "--preset", "tiny", "--epochs", "5", "--json"], process=True)
-from core.engine.pool import server_pool, shutdown_server_pool
+from core.engine.running.pool import server_pool, shutdown_server_pool
 adopted = {w.proc.pid for w in server_pool().idle} & {p.pid for p in started}
 shutdown_server_pool()
 print(json.dumps({"started": len(started), "adopted": len(adopted), "left": len(children(os.getpid()))}))

@@ -327,7 +327,7 @@ def test_a_teachers_link_opens_that_experiment_on_a_fresh_server(browser):
 
 
 def test_a_link_run_before_a_restart_opens_at_once_after_it(browser, tmp_path):
-    """The run archive (core.engine.archive) across a real restart: the same data folder, a new process."""
+    """The run archive (core.engine.storage.archive) across a real restart: the same data folder, a new process."""
     link = "/ViT_vs_CNN?models=CNN&n_train=120&n_test=100&epochs=20&seeds=1"  # a setting nobody has run
     training = "This link names a setting this server has not run yet: training it now."
     env = {"VITLAB_DATA_DIR": str(tmp_path)}

@@ -10,8 +10,8 @@ from dataclasses import asdict
 
 import pandas as pd
 
-from core.engine.run_result import RunResult, summary
-from core.engine.verdict import verdicts
+from core.engine.results.run_result import RunResult, summary
+from core.engine.results.verdict import verdicts
 
 
 def results_csv(result: RunResult, link: str) -> str:

@@ -14,7 +14,7 @@ import streamlit as st
 import torch
 
 from core.data import drawing as drawings
-from core.engine.run_result import RunResult
+from core.engine.results.run_result import RunResult
 from core.inspect.logit_lens import logit_lens
 from core.inspect.own_input import answers, shift_sweep, where
 from core.inspect.trained_model import layer_feature_maps, probe_image, run_data, shared_model, trained_model

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from core.engine.planning import check_cost
-from core.engine.run import warm
-from core.engine.run_config import GeneralizationConfig
-from core.engine.run_result import RunResult
+from core.engine.results.run_result import RunResult
+from core.engine.running.run import warm
+from core.engine.setting.planning import check_cost
+from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.controls import Control, config_from
 from ui.form_controls import changed_since, control_grid, load_preset, preset_buttons
 from ui.prediction_gate import judged, predict_first, ready_to_show

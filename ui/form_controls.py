@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from core.engine.run_config import GeneralizationConfig
+from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.controls import Control
 from ui.url_state import named
 from ui.widgets import URL

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.engine.run_result import RunResult, position_grid
+from core.engine.results.run_result import RunResult, position_grid
 from core.inspect.attention_maps import similarity_grid
 from core.inspect.trained_model import (
     Probe,

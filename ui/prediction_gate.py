@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from core.engine.run_config import GeneralizationConfig
-from core.engine.run_result import RunResult
+from core.engine.results.run_result import RunResult
+from core.engine.setting.run_config import GeneralizationConfig
 
 
 def judged() -> dict:

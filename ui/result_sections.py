@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.engine.behaviour import answers
-from core.engine.run_config import GeneralizationConfig
-from core.engine.run_result import RunResult, mean_grid, position_grid, summary
-from core.engine.verdict import BAND_WORDS, MARGIN, Verdict, verdicts
+from core.engine.results.behaviour import answers
+from core.engine.results.run_result import RunResult, mean_grid, position_grid, summary
+from core.engine.results.verdict import BAND_WORDS, MARGIN, Verdict, verdicts
+from core.engine.setting.run_config import GeneralizationConfig
 from core.inspect.trained_model import run_data
 from core.lessons.prediction import Prediction, judged_model
 from core.models.model_config import ModelConfig

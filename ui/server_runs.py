@@ -2,7 +2,7 @@
 session.
 
 Alone (the default): the store holds the shipped presets, recent runs in memory and the run archive on disk
-(``core.engine.archive``), and ``core.engine.flights`` trains each distinct setting once, in this process's
+(``core.engine.storage.archive``), and ``core.engine.running.flights`` trains each distinct setting once, in this process's
 pool. With a Redis for a class (``VITLAB_REDIS_URL`` in the environment or in Streamlit's secrets): finished
 runs are shared through it (``redis_archive.RedisArchive``) and trainings go to ``python -m core worker``
 processes (``queue_flights.QueueFlights``), one job per distinct setting across every replica.
@@ -20,14 +20,14 @@ import os
 
 import streamlit as st
 
-from core.engine.archive import open_archive
-from core.engine.fingerprint import code_fingerprint
-from core.engine.flights import Flights
-from core.engine.run_result import RunResult
-from core.engine.store import ResultStore
+from core.engine.results.run_result import RunResult
+from core.engine.running.flights import Flights
+from core.engine.setting.fingerprint import code_fingerprint
+from core.engine.storage.archive import open_archive
+from core.engine.storage.store import ResultStore
 from core.lessons.shipped import load_fresh_shipped
 
-URL_VARIABLE = "VITLAB_REDIS_URL"  # core.engine.queue_redis.URL_VARIABLE: named here so that redis is imported only with it
+URL_VARIABLE = "VITLAB_REDIS_URL"  # core.engine.queue.queue_redis.URL_VARIABLE: named here so that redis is imported only with it
 ARCHIVE_VARIABLE = "VITLAB_ARCHIVE_URL"  # a Redis holding finished runs only: training stays in this process
 
 
@@ -69,8 +69,8 @@ def _class_redis(variable: str, ping: bool):
         return None
     from redis.exceptions import RedisError  # redis: imported only with a Redis
 
-    from core.engine.queue_redis import QueueUnreachable, connect
-    from core.engine.run_signature import SECRET_VARIABLE, secret_from
+    from core.engine.queue.queue_redis import QueueUnreachable, connect
+    from core.engine.storage.run_signature import SECRET_VARIABLE, secret_from
 
     try:
         secret = secret_from(setting(SECRET_VARIABLE))
@@ -92,7 +92,7 @@ def _class_redis(variable: str, ping: bool):
 def result_store() -> ResultStore:
     shared = _redis() or _archive_redis()
     if shared is not None:
-        from core.engine.redis_archive import RedisArchive
+        from core.engine.queue.redis_archive import RedisArchive
 
         redis, secret = shared
         archive = RedisArchive(redis, code_fingerprint(), secret)
@@ -106,7 +106,7 @@ def result_store() -> ResultStore:
 @st.cache_resource
 def run_flights():
     if _redis() is not None:
-        from core.engine.queue_flights import QueueFlights
+        from core.engine.queue.queue_flights import QueueFlights
 
         return QueueFlights(_redis()[0], result_store())
     return Flights(result_store())

@@ -8,9 +8,9 @@ from dataclasses import asdict
 
 import streamlit as st
 
-from core.engine.flights import TrainingStopped, check_sweep_cost, sweep_through
-from core.engine.run_config import GeneralizationConfig, Sweep
-from core.engine.run_result import RunResult
+from core.engine.results.run_result import RunResult
+from core.engine.running.flights import TrainingStopped, check_sweep_cost, sweep_through
+from core.engine.setting.run_config import GeneralizationConfig, Sweep
 from ui.figures import model_figures
 from ui.prediction_gate import judge
 from ui.server_runs import run_flights
@@ -59,7 +59,7 @@ class LiveProgress:
                              "curve, so only the bar is shown."))
 
     def show(self, s) -> None:
-        """Draw one snapshot of the training (``core.engine.flights.Snapshot``)."""
+        """Draw one snapshot of the training (``core.engine.running.flights.Snapshot``)."""
         elapsed = time.perf_counter() - self.start
         if s.waiting is not None:
             ahead = "you are next" if s.waiting == 0 else f"{s.waiting} run(s) ahead of you"
@@ -100,13 +100,13 @@ class LiveProgress:
 def train_live(cfg: GeneralizationConfig, curve: bool = True, again: bool = False) -> RunResult:
     """Train with live progress: the bar, and the test-accuracy curve if ``curve`` (else no test evaluations
     during training: the same accuracies, no per-epoch test points in the result). A setting another learner
-    is training now is not trained twice: this page attaches to that training (``core.engine.flights``) and
+    is training now is not trained twice: this page attaches to that training (``core.engine.running.flights``) and
     shows the same progress and result. The page draws at least once a second, so a stale run (the visitor
     moved on, or pressed Cancel) stops waiting within a second and detaches; the training itself stops when
     nobody is left attached. A complete result is already in the store when it arrives; ``again``: train even
     a stored setting (*Re-run live*)."""
     view = LiveProgress(cfg, curve)
-    # LIVE_POINTS per curve: each a pass over the distinct test images (core/engine/train.py), cheap since they are few
+    # LIVE_POINTS per curve: each a pass over the distinct test images (core/engine/running/train.py), cheap since they are few
     eval_every = max(1, cfg.train.epochs // LIVE_POINTS) if curve else 0
     try:
         with run_flights().attach(cfg, eval_every, again) as ticket:
@@ -114,7 +114,7 @@ def train_live(cfg: GeneralizationConfig, curve: bool = True, again: bool = Fals
                 view.joined(ticket)
             while not (s := ticket.wait(max(BAR_INTERVAL, 0.02))).finished:
                 view.show(s)
-    except OSError as exc:  # the training queue cannot be reached (core.engine.queue_redis.QueueUnreachable)
+    except OSError as exc:  # the training queue cannot be reached (core.engine.queue.queue_redis.QueueUnreachable)
         view.clear()
         st.error(cannot_train(exc))
         return RunResult(cfg, complete=False)
@@ -187,7 +187,7 @@ def stored_or_trained(store, form_cfg: GeneralizationConfig | None, submitted: b
     if (result is None and (submitted or opened_from_link)) or rerun:
         if opened_from_link:
             st.info("This link names a setting this server has not run yet: training it now.")
-        trained = train_live(cfg, curve, again=rerun)  # a complete result is in the store already (core.engine.flights)
+        trained = train_live(cfg, curve, again=rerun)  # a complete result is in the store already (core.engine.running.flights)
         result = keep_live(live, cfg, trained) or result
     if cfg in live:  # a run the learner made stays on screen until they change the form or pick another run
         stored, (result, when) = result, live[cfg]

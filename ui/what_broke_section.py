@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.engine.behaviour import split_structure
-from core.engine.run_result import RunResult
-from core.engine.verdict import verdicts
+from core.engine.results.behaviour import split_structure
+from core.engine.results.run_result import RunResult
+from core.engine.results.verdict import verdicts
 from core.inspect.equivariance import shift_responses
 from core.inspect.position_scale import scales
 from core.inspect.trained_model import run_data, shared_model, untrained_model

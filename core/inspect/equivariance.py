@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn as nn
 
-from core.engine.run_result import RunResult
+from core.engine.results.run_result import RunResult
 from core.inspect.trained_model import class_probabilities, run_data, shared_model, untrained_model
 
 AXES = {"x": -1, "y": -2}

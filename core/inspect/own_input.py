@@ -14,8 +14,8 @@ import numpy as np
 import torch
 
 from core.data import drawing as drawings
-from core.engine.run_result import RunResult
-from core.engine.train import predict
+from core.engine.results.run_result import RunResult
+from core.engine.running.train import predict
 from core.inspect.trained_model import class_probabilities, shared_model
 
 

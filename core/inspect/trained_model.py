@@ -18,8 +18,8 @@ import torch
 import torch.nn as nn
 
 from core.data.data_config import make_data
-from core.engine.run_result import RunResult
-from core.engine.train import accuracy, predict
+from core.engine.results.run_result import RunResult
+from core.engine.running.train import accuracy, predict
 from core.inspect.attention_maps import attention_distance, attention_rollout, similarity_grid
 from core.models.registry import build, spec
 from core.nn import seeded

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core.engine.run_config import GeneralizationConfig
+from core.engine.setting.run_config import GeneralizationConfig
 
 Widget = Literal["slider", "select_slider", "selectbox", "radio", "multiselect"]
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from core.engine.run_config import GeneralizationConfig
-from core.engine.run_result import RunResult
-from core.engine.verdict import MARGIN, Interval, difference
+from core.engine.results.run_result import RunResult
+from core.engine.results.verdict import MARGIN, Interval, difference
+from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.controls import Control
 from core.lessons.exercise import Exercise
 from core.lessons.model_cards import BENCH as BENCH_MODELS

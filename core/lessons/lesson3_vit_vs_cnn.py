@@ -16,10 +16,10 @@ import numpy as np
 
 from core.data.data_config import DataConfig, distinct_training_images
 from core.data.shapes import possible_images, valid_centres
-from core.engine.behaviour import answers, map_regions
-from core.engine.run_config import NOTEBOOK_SETUP, GeneralizationConfig, Sweep, TrainConfig, with_value
-from core.engine.run_result import RunResult, position_grid, summary
-from core.engine.verdict import Verdict, distinct_test_images, verdicts
+from core.engine.results.behaviour import answers, map_regions
+from core.engine.results.run_result import RunResult, position_grid, summary
+from core.engine.results.verdict import Verdict, distinct_test_images, verdicts
+from core.engine.setting.run_config import NOTEBOOK_SETUP, GeneralizationConfig, Sweep, TrainConfig, with_value
 from core.lessons.controls import Control
 from core.lessons.exercise import Answer
 from core.lessons.experiment_parts import FITS, OPTIONS, OUTCOME, Lookup, PresetExercise, phases_control

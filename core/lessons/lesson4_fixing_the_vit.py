@@ -14,9 +14,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from core.engine.run_config import NOTEBOOK_SETUP, GeneralizationConfig, Sweep, TrainConfig
-from core.engine.run_result import RunResult
-from core.engine.verdict import ABOVE_CHANCE, BANDS, Verdict, difference, verdicts
+from core.engine.results.run_result import RunResult
+from core.engine.results.verdict import ABOVE_CHANCE, BANDS, Verdict, difference, verdicts
+from core.engine.setting.run_config import NOTEBOOK_SETUP, GeneralizationConfig, Sweep, TrainConfig
 from core.lessons.controls import Control
 from core.lessons.exercise import Answer, Exercise
 from core.lessons.experiment_parts import (

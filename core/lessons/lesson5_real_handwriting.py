@@ -15,10 +15,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from core.data.data_config import DataConfig
-from core.engine.behaviour import split_structure
-from core.engine.run_config import NOTEBOOK_SETUP, GeneralizationConfig, TrainConfig
-from core.engine.run_result import RunResult, mean_grid, summary
-from core.engine.verdict import BANDS, Verdict, difference, verdicts
+from core.engine.results.behaviour import split_structure
+from core.engine.results.run_result import RunResult, mean_grid, summary
+from core.engine.results.verdict import BANDS, Verdict, difference, verdicts
+from core.engine.setting.run_config import NOTEBOOK_SETUP, GeneralizationConfig, TrainConfig
 from core.lessons.controls import Control
 from core.lessons.exercise import Answer
 from core.lessons.experiment_parts import (

@@ -2,8 +2,8 @@
 models on lesson 4's bench, its card (what it changes against the lesson's model, why it should help at unseen
 positions, its source and what that source reported on its own data).
 
-None of this changes a number, so none of it is in the training code's fingerprint (``core.engine.fingerprint``
-hashes the import closure of ``core.engine.run``, which never imports this module): a sentence, a label or a
+None of this changes a number, so none of it is in the training code's fingerprint (``core.engine.setting.fingerprint``
+hashes the import closure of ``core.engine.running.run``, which never imports this module): a sentence, a label or a
 colour edited here re-trains nothing and leaves every shipped result current. A model's card is declared
 here once; its model is ``core/models/registry.py``'s (or ``remedies.py``'s). Every registered model has a
 card, and every card a registered model (``tests/lessons/test_model_cards.py``).

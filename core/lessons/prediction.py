@@ -4,7 +4,7 @@ prediction is judged against the run.
 An experiment lesson declares one ``Prediction``: its options (each naming the verdict bands it claims, for a
 prediction of one model's outcome) and which model it is about. The page shows the options, keeps the pick
 made before Run (``ui.prediction_gate``) and says, after the run, whether the pick was right: ``judge`` compares it
-with that model's verdict (``core.engine.verdict``), allowing "possible" where the interval still reaches into
+with that model's verdict (``core.engine.results.verdict``), allowing "possible" where the interval still reaches into
 the predicted band. Lesson 4 asks which of its remedies work (several picks, no bands): it is judged by
 ``lesson4_fixing_the_vit.prediction_against_bench``.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.engine.verdict import MARGIN, Verdict
+from core.engine.results.verdict import MARGIN, Verdict
 from core.models.registry import spec
 
 RIGHT, POSSIBLE, WRONG = "right", "possible", "wrong"

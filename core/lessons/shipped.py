@@ -12,9 +12,9 @@ from pathlib import Path
 
 import torch
 
-from core.engine.fingerprint import ROOT, code_fingerprint
-from core.engine.run_config import GeneralizationConfig
-from core.engine.run_result import RunResult
+from core.engine.results.run_result import RunResult
+from core.engine.setting.fingerprint import ROOT, code_fingerprint
+from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from core.lessons.lesson4_fixing_the_vit import BENCH, BENCH_PHASE
 from core.lessons.lesson5_real_handwriting import PRESETS as DIGIT_PRESETS

@@ -19,10 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.data.data_config import DataConfig
-from core.engine.behaviour import OFFSETS, offset_kind
-from core.engine.run_config import GeneralizationConfig
-from core.engine.run_result import RunResult, summary
-from core.engine.verdict import (
+from core.engine.results.behaviour import OFFSETS, offset_kind
+from core.engine.results.run_result import RunResult, summary
+from core.engine.results.verdict import (
     MARGIN,
     Interval,
     accuracy_interval,
@@ -33,6 +32,7 @@ from core.engine.verdict import (
     phrase,
     unseen_map_interval,
 )
+from core.engine.setting.run_config import GeneralizationConfig
 from core.inspect.equivariance import ShiftResponse
 from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SWEEP, pos_scale_base
 from core.lessons.model_cards import label

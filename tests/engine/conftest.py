@@ -3,7 +3,7 @@
 
 import pytest
 
-from core.engine.queue_redis import connect
+from core.engine.queue.queue_redis import connect
 from support.services import REDIS_SERVER, redis_server, require, start_worker, stop
 
 PASSWORD = "s3cret-word"

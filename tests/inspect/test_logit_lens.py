@@ -30,7 +30,7 @@ def test_the_last_layers_reading_is_the_models_answer(shipped, name):
 
 
 def test_two_classes_read_as_two_probabilities_and_a_cnn_is_refused(shipped):
-    from core.engine.run_config import NOTEBOOK_SETUP
+    from core.engine.setting.run_config import NOTEBOOK_SETUP
 
     result = shipped[NOTEBOOK_SETUP]
     x = run_data(NOTEBOOK_SETUP.data).Xte[:1]

@@ -4,7 +4,7 @@ sweep at a centre gives the probe's value there."""
 import pytest
 
 from core.data.shapes import make_image
-from core.engine.run_config import NOTEBOOK_SETUP
+from core.engine.setting.run_config import NOTEBOOK_SETUP
 from core.inspect.own_input import answers, shift_sweep, where
 from core.inspect.trained_model import probe, run_data
 from core.lessons.shipped import load_fresh_shipped

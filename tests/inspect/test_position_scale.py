@@ -4,7 +4,7 @@ tokens at the start; a learned table starts 0.02 × random, far smaller."""
 import math
 
 from core.data.data_config import make_data
-from core.engine.run_config import NOTEBOOK_SETUP
+from core.engine.setting.run_config import NOTEBOOK_SETUP
 from core.inspect.position_scale import scales
 from core.models.model_config import ModelConfig
 from core.models.registry import build

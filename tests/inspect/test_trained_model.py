@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from core.data.shapes import make_image
-from core.engine.run import run
+from core.engine.running.run import run
 from core.inspect.logit_lens import logit_lens
 from core.inspect.trained_model import (
     distances,

@@ -5,7 +5,7 @@ translation-invariant by construction."""
 import re
 from pathlib import Path
 
-from core.engine.verdict import verdicts
+from core.engine.results.verdict import verdicts
 from core.lessons.lesson4_fixing_the_vit import BENCH, bench_verdicts
 from core.lessons.lesson4_fixing_the_vit import EXERCISES as REMEDY_EXERCISES
 from core.lessons.model_cards import CARDS

@@ -3,7 +3,7 @@ in one line, a selection served from a stored run of more models, and the four o
 
 import pytest
 
-from core.engine.verdict import BANDS
+from core.engine.results.verdict import BANDS
 from core.lessons.experiment_parts import (
     FORM_SEEDS,
     OPTIONS,

@@ -1,6 +1,6 @@
 from dataclasses import replace
 
-from core.engine.verdict import verdicts
+from core.engine.results.verdict import verdicts
 from core.lessons.experiment_parts import OPTIONS, OUTCOME
 from core.lessons.lesson3_vit_vs_cnn import EXERCISES, PRESETS
 from core.lessons.shipped import load_fresh_shipped

@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from core.engine.run import run
-from core.engine.verdict import ABOVE_CHANCE, BANDS
+from core.engine.results.verdict import ABOVE_CHANCE, BANDS
+from core.engine.running.run import run
 from core.lessons.lesson4_fixing_the_vit import BENCH, POSITION_RANGES, bench, positions
 from core.lessons.model_cards import BENCH as BENCH_MODELS
 from core.models.registry import REGISTRY

@@ -4,8 +4,8 @@ from dataclasses import replace
 
 import pytest
 
-from core.engine.planning import MAX_RUN_COST, relative_cost
-from core.engine.run_config import NOTEBOOK_SETUP
+from core.engine.setting.planning import MAX_RUN_COST, relative_cost
+from core.engine.setting.run_config import NOTEBOOK_SETUP
 from core.lessons.controls import config_from
 from core.lessons.lesson5_real_handwriting import (
     CONTROLS,

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from core.engine.fingerprint import ROOT, code_fingerprint, import_closure
+from core.engine.setting.fingerprint import ROOT, code_fingerprint, import_closure
 from core.lessons.model_cards import BENCH, CARDS, GROUPS, Card, missing_cards
 from core.models.registry import REGISTRY
 

@@ -3,7 +3,7 @@ still reaches the predicted band) or wrong."""
 
 import pytest
 
-from core.engine.verdict import verdicts
+from core.engine.results.verdict import verdicts
 from core.lessons.lesson3_vit_vs_cnn import PREDICTION
 from core.lessons.lesson5_real_handwriting import PREDICTION as DIGITS_PREDICTION
 from core.lessons.prediction import Prediction, judged_model

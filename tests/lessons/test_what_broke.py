@@ -1,7 +1,7 @@
 """core/lessons/what_broke.py: every sentence of "What broke the ViT?" is written from the shipped numbers."""
 
-from core.engine.run_config import NOTEBOOK_SETUP
-from core.engine.verdict import verdicts
+from core.engine.results.verdict import verdicts
+from core.engine.setting.run_config import NOTEBOOK_SETUP
 from core.inspect.equivariance import shift_responses
 from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SWEEP, PRESETS
 from core.lessons.lesson4_fixing_the_vit import BENCH
@@ -39,7 +39,7 @@ def test_the_shift_notes_follow_the_measurements():
 
 
 def test_both_splits_are_shipped_for_the_seven_models_and_compared_by_the_differences_interval():
-    from core.engine.verdict import difference
+    from core.engine.results.verdict import difference
     from core.lessons.what_broke import split_notes, split_rows
 
     shipped = load_fresh_shipped()

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from core.engine.run_config import NOTEBOOK_SETUP
+from core.engine.setting.run_config import NOTEBOOK_SETUP
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from core.models.registry import REGISTRY, ModelSpec, build, register, spec
 

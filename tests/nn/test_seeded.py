@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import torch
 
-from core.engine.run_config import NOTEBOOK_SETUP
+from core.engine.setting.run_config import NOTEBOOK_SETUP
 from core.lessons.lesson2_symmetry import SymmetryConfig, model_and_input, verify
 from core.models.registry import REGISTRY, build
 from core.nn import seeded

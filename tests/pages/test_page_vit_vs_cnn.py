@@ -3,7 +3,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from core.engine.run_config import NOTEBOOK_SETUP, TrainConfig
+from core.engine.setting.run_config import NOTEBOOK_SETUP, TrainConfig
 from core.inspect.trained_model import run_data
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from core.lessons.shipped import load_fresh_shipped
@@ -223,7 +223,7 @@ def test_look_inside_a_run_just_trained_from_the_form():
 def test_a_run_whose_every_seed_diverged_says_so_in_both_result_sections():
     from dataclasses import replace
 
-    from core.engine.run import run
+    from core.engine.running.run import run
     from ui.server_runs import result_store
 
     query = {"models": "ViT (lesson)", "n_train": "120", "n_test": "100", "epochs": "10", "seeds": "1"}
@@ -293,12 +293,12 @@ def test_a_link_run_before_a_restart_opens_at_once_after_it(new_server):
 def test_a_learner_opening_a_setting_another_is_training_watches_that_training(new_server, monkeypatch):
     import threading
 
-    import core.engine.flights
-    from core.engine.run import run
+    import core.engine.running.flights
+    from core.engine.running.run import run
 
     flights = new_server()
     release = threading.Event()
-    monkeypatch.setattr(core.engine.flights, "run", lambda *a, **k: release.wait(60) and run(*a, **k))
+    monkeypatch.setattr(core.engine.running.flights, "run", lambda *a, **k: release.wait(60) and run(*a, **k))
     cfg = replace(NOTEBOOK_SETUP, models=("cnn",), data=replace(NOTEBOOK_SETUP.data, n_train=120, n_test=100),
                   train=TrainConfig(epochs=12, seeds=(0,)))  # what LINK names
     first = flights.attach(cfg, eval_every=1)  # another learner pressed Run on it a moment ago

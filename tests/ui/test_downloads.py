@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 
-from core.engine.run_result import summary
+from core.engine.results.run_result import summary
 from core.lessons.shipped import load_fresh_shipped
 from ui.downloads import results_csv, rows_csv, run_json
 

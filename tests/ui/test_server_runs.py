@@ -7,11 +7,11 @@ import sqlite3
 
 import pytest
 
-from core.engine.archive import FILE_NAME, RunArchive
-from core.engine.flights import Flights
-from core.engine.queue_flights import QueueFlights
-from core.engine.queue_redis import connect
-from core.engine.redis_archive import RedisArchive
+from core.engine.queue.queue_flights import QueueFlights
+from core.engine.queue.queue_redis import connect
+from core.engine.queue.redis_archive import RedisArchive
+from core.engine.running.flights import Flights
+from core.engine.storage.archive import FILE_NAME, RunArchive
 from support.services import ARCHIVE_SECRET, REDIS_SERVER, redis_server, require, start_worker, stop
 from tests.apptest_helpers import assert_clean, page
 from ui.server_runs import result_store, run_flights
@@ -116,7 +116,7 @@ def test_an_archive_redis_alone_keeps_runs_for_a_fresh_server_and_no_worker_trai
     """A Community Cloud app: no persistent disk, no worker processes. With VITLAB_ARCHIVE_URL only, the page trains
     in its own process and the run goes to the Redis; a fresh server (another data folder) shows it without
     training."""
-    from core.engine.queue_redis import connect as connect_redis
+    from core.engine.queue.queue_redis import connect as connect_redis
 
     require(REDIS_SERVER)
     monkeypatch.delenv("VITLAB_REDIS_URL", raising=False)
@@ -216,9 +216,9 @@ def test_a_job_s_reason_from_redis_is_shown_as_text_never_as_markdown(restart, m
     import threading
     import time
 
-    from core.engine.fingerprint import code_fingerprint
-    from core.engine.queue_job import enqueue, new_job_id, update
-    from core.engine.queue_redis import setting_id
+    from core.engine.queue.queue_job import enqueue, new_job_id, update
+    from core.engine.queue.queue_redis import setting_id
+    from core.engine.setting.fingerprint import code_fingerprint
     from core.lessons.controls import config_from
     from core.lessons.lesson3_vit_vs_cnn import CONTROLS, PRESETS
 
@@ -253,8 +253,8 @@ def test_a_job_s_reason_from_redis_is_shown_as_text_never_as_markdown(restart, m
 def test_a_hand_made_job_for_the_setting_is_passed_over_never_a_traceback(restart, monkeypatch, tmp_path):
     """Reproduction 5: a hand-made job hash named as the setting's current job crashed the page with a traceback
     and server paths."""
-    from core.engine.fingerprint import code_fingerprint
-    from core.engine.queue_redis import setting_id
+    from core.engine.queue.queue_redis import setting_id
+    from core.engine.setting.fingerprint import code_fingerprint
 
     require(REDIS_SERVER)
     with redis_server(tmp_path) as url:

@@ -3,10 +3,10 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import core.engine.flights
+import core.engine.running.flights
 import ui.training
-from core.engine.run import run
-from core.engine.run_config import with_value
+from core.engine.running.run import run
+from core.engine.setting.run_config import with_value
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from ui.server_runs import result_store, run_flights
 
@@ -43,7 +43,7 @@ def test_the_curve_is_drawn_only_when_asked_and_the_accuracies_do_not_depend_on_
     drawn, evaluations = [], []
     figure = ui.training.model_figures.curves_figure
     monkeypatch.setattr(ui.training.model_figures, "curves_figure", lambda *a, **k: drawn.append(1) or figure(*a, **k))
-    monkeypatch.setattr(core.engine.flights, "run",
+    monkeypatch.setattr(core.engine.running.flights, "run",
                         lambda *a, eval_every=0, **k: evaluations.append(eval_every) or run(*a, eval_every=eval_every, **k))
     at = AppTest.from_function(script, default_timeout=120)
     at.query_params["live_curve"] = str(curve).lower()  # as a link sets it

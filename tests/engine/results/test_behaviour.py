@@ -1,0 +1,33 @@
+"""core/engine/results/behaviour.py: what a model answers, where on the map it is right, and what a split asks."""
+
+from core.engine.results.behaviour import REGIONS, answers, map_regions, region, split_structure
+from core.engine.setting.run_config import NOTEBOOK_SETUP
+from core.lessons.lesson5_real_handwriting import DIGITS
+from core.lessons.shipped import load_shipped
+
+
+def test_a_model_at_chance_can_be_one_answer_to_every_image():
+    """The lesson's ViT, seeds 0 and 1: circle for every test image, with p near 1 (results/lesson.json)."""
+    lesson, _ = load_shipped("lesson")
+    vit = answers(lesson, "vit")
+    assert vit.constant == {0: "circle", 1: "circle"} and vit.confidence > 0.9
+    assert "seeds 0, 1: circle for every test image" in vit.sentence()
+    assert answers(lesson, "cnn").constant == {} and abs(answers(lesson, "cnn").shares["circle"] - 0.5) < 0.05
+    assert answers(lesson, "no-such-model") is None
+
+
+def test_the_maps_regions_show_the_1d_tables_asymmetry():
+    lesson, _ = load_shipped("lesson")
+    assert [region(NOTEBOOK_SETUP.data, *c) for c in ((7, 7), (3, 7), (7, 3), (3, 3))] == list(REGIONS)
+    vit, cnn = map_regions(lesson, "vit"), map_regions(lesson, "cnn")
+    assert vit["only x new"] - vit["only y new"] > 0.1 and vit["seen"] > 0.95
+    assert cnn == {r: 1.0 for r in REGIONS}
+
+
+def test_the_lessons_and_the_digits_splits_ask_only_for_whole_patch_moves():
+    for d in (NOTEBOOK_SETUP.data, DIGITS.data):
+        s = split_structure(d, 4)
+        assert s.whole_patch and s.train_offsets == (0, 1, 2, 3)
+    narrow = split_structure(NOTEBOOK_SETUP.data.__class__(train_range=(8, 8), test_range=(3, 5)), 4)
+    assert not narrow.whole_patch and narrow.train_offsets == (0,) and "part of a patch" in narrow.sentence(
+        NOTEBOOK_SETUP.data.__class__(train_range=(8, 8), test_range=(3, 5)))
