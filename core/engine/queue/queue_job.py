@@ -101,6 +101,8 @@ def read_job(redis: Redis, job_id: str, progress: bool = False) -> JobRecord | N
         raise BadJob(f"job {job_id} has no {missing[0]}")
     try:
         return _record(job_id, fields)
+    except BadJob:
+        raise
     except (ValueError, TypeError, RecursionError) as exc:  # whatever the fields hold, one line
         raise BadJob(f"job {job_id}: {plain(exc, 200)}") from None
 
