@@ -9,33 +9,20 @@ import streamlit as st
 
 from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.controls import Control
-from ui.url_state import named
-from ui.widgets import URL
+from ui.url_state import linked_slider, named
 
 
 def control_widget(c: Control, default, where=st) -> None:
-    """One control, its value starting at ``default`` (the lesson's). A control whose options are shown by a
-    label is linked by the options' names (``ui.url_state``); the others by Streamlit's own binding."""
-    options = list(c.options)
-    if c.format and c.widget != "slider":
-        wrap = {"wrap": True} if c.widget == "multiselect" else {}
-        named(getattr(where, c.widget), c.label, options, default, key=c.key, format_func=c.format, help=c.help,
-              **wrap, **c.extra)
-        return
-    fmt = {}
+    """One control, its value starting at ``default`` (the lesson's), linked in the address by its options'
+    names (``ui.url_state``): the address holds the setting last submitted."""
     if c.widget == "slider":
         lo, hi, *step = c.bounds
-        where.slider(c.label, lo, hi, default, step=step[0] if step else None, key=c.key, bind=URL, help=c.help,
-                     **c.extra)
-    elif c.widget == "select_slider":
-        where.select_slider(c.label, options, default, key=c.key, bind=URL, help=c.help, **fmt, **c.extra)
-    elif c.widget == "selectbox":
-        where.selectbox(c.label, options, options.index(default), key=c.key, bind=URL, help=c.help, **fmt, **c.extra)
-    elif c.widget == "radio":
-        where.radio(c.label, options, options.index(default), key=c.key, bind=URL, help=c.help, **fmt, **c.extra)
-    elif c.widget == "multiselect":
-        # wrap: every chosen chip shown (in a column Streamlit would keep them on one scrolling row)
-        where.multiselect(c.label, options, default, key=c.key, bind=URL, help=c.help, wrap=True, **fmt, **c.extra)
+        linked_slider(where.slider, c.label, lo, hi, default, step=step[0] if step else None, key=c.key, help=c.help,
+                      **c.extra)
+    elif c.widget in ("select_slider", "selectbox", "radio", "multiselect"):
+        wrap = {"wrap": True} if c.widget == "multiselect" else {}  # every chosen chip shown, not one scrolling row
+        named(getattr(where, c.widget), c.label, list(c.options), default, key=c.key, format_func=c.format or str,
+              help=c.help, **wrap, **c.extra)
     else:
         raise ValueError(f"control {c.key!r}: unknown widget {c.widget!r}")
 

@@ -56,6 +56,49 @@ def named(widget: Callable, label: str, options: Sequence, default, *, key: str,
     return value
 
 
+def linked_slider(widget: Callable, label: str, lo, hi, default, *, key: str, **kwargs):
+    """``widget`` (``st.slider`` or a column's), one value or a range, linked by its number(s) under ``key`` as
+    Streamlit's own binding wrote them (``?n_train=120``, ``?train_range=5&train_range=10``), kept in the address
+    as the value last submitted, like every control of a form (``named``)."""
+    many = isinstance(default, (tuple, list))
+    if key not in st.session_state:
+        linked = _numbers_from_link(key, lo, hi, default)
+        if linked is not None:
+            st.session_state[key] = linked
+        elif KEPT + key in st.session_state:
+            st.session_state[key] = st.session_state[KEPT + key]
+    start = {} if key in st.session_state else {"value": default}
+    value = widget(label, lo, hi, key=key, **start, **kwargs)
+    st.session_state[KEPT + key] = value
+    _to_link(key, list(value) if many else value, list(default) if many else default, many, _number_name)
+    return value
+
+
+def _number_name(v) -> str:
+    """A number as Streamlit's binding writes it: 5.0 as "5"."""
+    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+
+
+def _numbers_from_link(key: str, lo, hi, default):
+    """The value(s) the address names for a slider: numbers of the default's type within its bounds, two in
+    order for a range; None for anything else."""
+    if key not in st.query_params:
+        return None
+    kind = type(default[0] if isinstance(default, (tuple, list)) else default)
+    try:
+        values = [float(t) for t in st.query_params.get_all(key)]
+    except ValueError:
+        return None
+    if kind is int and not all(v.is_integer() for v in values):
+        return None
+    values = [kind(v) for v in values]
+    if not values or not all(lo <= v <= hi for v in values):
+        return None
+    if isinstance(default, (tuple, list)):
+        return tuple(values) if len(values) == 2 and values[0] <= values[1] else None
+    return values[-1] if len(values) == 1 else None
+
+
 def _valid(value, options: list, many: bool) -> bool:
     return all(v in options for v in value) if many else value in options
 
@@ -78,9 +121,9 @@ def _from_link(key: str, options: list, many: bool, table: str):
     return picked if many else picked[-1]
 
 
-def _to_link(key: str, value, default, many: bool) -> None:
+def _to_link(key: str, value, default, many: bool, name: Callable[[object], str] = name_of) -> None:
     same = list(value) == list(default) if many else value == default
-    names = [name_of(v) for v in value] if many else name_of(value)
+    names = [name(v) for v in value] if many else name(value)
     if same:
         if key in st.query_params:
             del st.query_params[key]

@@ -58,3 +58,19 @@ def test_the_default_is_left_out_of_the_link_and_a_change_goes_in_by_name():
     assert linked(at, "sweep_name") == [second]
     at.selectbox(key="sweep_name").set_value(list(SWEEPS)[0]).run()
     assert "sweep_name" not in at.query_params
+
+
+def test_the_address_holds_the_setting_last_submitted_never_a_form_edit_before_run():
+    """A form's widget bound by Streamlit went into the address at once, before Run, while a choice linked by
+    name went in at Run: the address was then a mix of the run shown and the form's edits."""
+    at = opened({})
+    at.slider(key="epochs").set_value(10).run()
+    at.multiselect(key="models").set_value(["cnn"]).run()
+    assert "epochs" not in at.query_params and "models" not in at.query_params
+
+
+def test_sliders_open_from_links_as_streamlit_wrote_them_and_refuse_what_is_not_theirs():
+    at = opened({"train_range": ["6", "10"], "n_train": "120"})
+    assert at.slider(key="train_range").value == (6, 10) and at.slider(key="n_train").value == 120
+    at = opened({"train_range": ["10", "6"], "n_train": "abc"})
+    assert at.slider(key="train_range").value == (5, 10) and at.slider(key="n_train").value == 300
