@@ -155,17 +155,6 @@ def live_workers(redis: Redis) -> int:
     return int(recent(redis, WORKERS, ALIVE_SECONDS))
 
 
-def is_live(redis: Redis, worker: str) -> bool:
-    try:
-        score = redis.zscore(WORKERS, worker)
-    except ResponseError as exc:
-        if wrong_type(exc):
-            return False
-        raise
-    now = redis_now(redis)
-    return score is not None and now - ALIVE_SECONDS <= score <= now + FUTURE_SECONDS
-
-
 def recent(redis: Redis, key: str, seconds: float) -> int:
     """How many members of the sorted set ``key`` were scored within the last ``seconds`` of Redis's clock; a
     score further ahead than FUTURE_SECONDS was written by hand and is not counted, nor is a key of another type."""

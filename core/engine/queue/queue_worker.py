@@ -9,8 +9,10 @@ fields, a job no longer queued, a setting that does not validate) is refused in 
 escaped, moved aside (``queue_redis.ASIDE``) and failed where it is a job, and the worker goes on. A job id
 delivered a second time runs nothing (``Keys.taken``).
 
-Taking a job moves its id atomically from the queue to this worker's own list (``TAKEN_BY``); the lab's
-clean-up, at start and every CLEAN_SECONDS, hands back what a dead worker took and never started. A job's
+Taking a job moves its id atomically from the queue to this worker's own list (``TAKEN_BY``), measured inside
+Redis first (an entry longer than any job id is moved aside unread); the lab's clean-up, at start and every
+CLEAN_SECONDS, done inside Redis with every name and entry measured, hands back what a dead worker took and never
+started. A job's
 progress travels in its record (the place in the worker machine's line, the last epoch, every test-accuracy
 point); the job renews its ``alive`` key while it trains, and the worker its heartbeat (``queue_redis.beat``)
 while it lives, so a page tells a dead worker from a busy one within ALIVE_SECONDS.
