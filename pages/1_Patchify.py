@@ -185,9 +185,9 @@ def main() -> None:
         st.error(f"Cannot show this image: {exc}")
         return
     sections("patchify_view", {
-        "1 · The image and its patch grid": lambda: patch_grid(r, chosen),
-        "2 · One patch, in place and flattened": lambda: one_patch(r, chosen),
-        "3 · Two embeddings with the same weights": lambda: embeddings(r, chosen),
+        "grid": ("1 · The image and its patch grid", lambda: patch_grid(r, chosen)),
+        "patch": ("2 · One patch, in place and flattened", lambda: one_patch(r, chosen)),
+        "embeddings": ("3 · Two embeddings with the same weights", lambda: embeddings(r, chosen)),
     })
     metrics(r)
     background(BACKGROUND)

@@ -194,9 +194,9 @@ def main() -> None:
     intro()
     cfg = model_controls()
     notes = sections("symmetry_view", {
-        SHUFFLE: lambda: shuffle_section(cfg),
-        CHANGE: lambda: change_section(cfg),
-        ATTENTION: lambda: attention_section(cfg),
+        "shuffle": (SHUFFLE, lambda: shuffle_section(cfg)),
+        "change": (CHANGE, lambda: change_section(cfg)),
+        "attention": (ATTENTION, lambda: attention_section(cfg)),
     })
     claims_table(cfg)
     background(BACKGROUND)

@@ -92,13 +92,13 @@ def show_results(shown: Shown) -> None:
     # module, the larger part of this page's first draw (docs/performance.md). The
     # verdict is in the numbers above and the table; the charts are one click away.
     sections("results_view", {
-        "Per-seed results": lambda: per_seed_table(cfg, result),
-        "Accuracy and curves": lambda: accuracy_and_curves(result),
-        "Generalization map": lambda: generalization_maps(cfg, result),
-        "Misclassified test images": lambda: misclassified(cfg, result),
-        "Look inside the models": lambda: look_inside(result, "vc_"),
-        "Draw your own": lambda: draw_your_own(result, "vc_"),
-        "What broke the ViT?": lambda: what_broke(result, shown.store.get),
+        "seeds": ("Per-seed results", lambda: per_seed_table(cfg, result)),
+        "curves": ("Accuracy and curves", lambda: accuracy_and_curves(result)),
+        "map": ("Generalization map", lambda: generalization_maps(cfg, result)),
+        "misclassified": ("Misclassified test images", lambda: misclassified(cfg, result)),
+        "inside": ("Look inside the models", lambda: look_inside(result, "vc_")),
+        "draw": ("Draw your own", lambda: draw_your_own(result, "vc_")),
+        "what-broke": ("What broke the ViT?", lambda: what_broke(result, shown.store.get)),
     })
     what_to_notice(result)
     load_models_ahead(result)  # for the first click into Look inside or Draw your own

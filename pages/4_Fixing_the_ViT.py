@@ -136,12 +136,12 @@ def show(shown: Shown) -> None:
     with st.expander("Each model's test accuracy, its accuracy at every unseen centre, and what it answers"):
         behaviour_table(result, verdicts(result, {m: model_figures.label(m) for m in cfg.models}))
     plotted = sections("bench_view", {
-        "Ranking and table": lambda: ranking_table(result, v, {m: CARDS[m].group for m in v},
-                                                   "every unseen centre of the map"),
-        "Generalization maps": lambda: maps_grid(cfg, result, v),
-        "Data efficiency": lambda: data_efficiency(cfg),
-        "Look inside the models": lambda: look_inside(result, "bench_"),
-        "Draw your own": lambda: draw_your_own(result, "bench_"),
+        "ranking": ("Ranking and table", lambda: ranking_table(result, v, {m: CARDS[m].group for m in v},
+                                                   "every unseen centre of the map")),
+        "maps": ("Generalization maps", lambda: maps_grid(cfg, result, v)),
+        "data-efficiency": ("Data efficiency", lambda: data_efficiency(cfg)),
+        "inside": ("Look inside the models", lambda: look_inside(result, "bench_")),
+        "draw": ("Draw your own", lambda: draw_your_own(result, "bench_")),
     })
     st.subheader("What to notice")
     bullets(notes(v, plotted))  # written from the bench's numbers (core: lesson4_fixing_the_vit.notes)

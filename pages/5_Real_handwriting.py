@@ -86,13 +86,13 @@ def results(shown: Shown) -> None:
     results_header(cfg, result, shown.prediction, PREDICTION)
     v = verdicts(result, {m: model_figures.label(m) for m in cfg.models})
     sections("digits_view", {
-        "Ranking and table": lambda: ranking_table(result, v, {m: CARDS[m].group for m in v}),
-        "Generalization maps": lambda: maps_grid(cfg, result, v),
-        "Per-seed results": lambda: per_seed_table(cfg, result),
-        "Accuracy and curves": lambda: accuracy_and_curves(result),
-        "Misclassified test digits": lambda: misclassified(cfg, result, "digits_"),
-        "Look inside the models": lambda: look_inside(result, "digits_"),
-        "Draw your own": lambda: draw_your_own(result, "digits_"),
+        "ranking": ("Ranking and table", lambda: ranking_table(result, v, {m: CARDS[m].group for m in v})),
+        "maps": ("Generalization maps", lambda: maps_grid(cfg, result, v)),
+        "seeds": ("Per-seed results", lambda: per_seed_table(cfg, result)),
+        "curves": ("Accuracy and curves", lambda: accuracy_and_curves(result)),
+        "misclassified": ("Misclassified test digits", lambda: misclassified(cfg, result, "digits_")),
+        "inside": ("Look inside the models", lambda: look_inside(result, "digits_")),
+        "draw": ("Draw your own", lambda: draw_your_own(result, "digits_")),
     })
     st.subheader("What to notice")
     shapes = shown.store.get(NOTEBOOK_SETUP)

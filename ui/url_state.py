@@ -21,6 +21,7 @@ import streamlit as st
 
 LABELS_FILE = Path(__file__).with_name("link_labels.json")
 KEPT = "_linked_"  # + a widget's key: its value, kept when the page's widgets are cleaned up
+FIRST_TAB = "_first_tab_"  # + a tabs widget's key: the tab its link opened, its default on every run
 
 
 @cache
@@ -129,3 +130,24 @@ def _to_link(key: str, value, default, many: bool, name: Callable[[object], str]
             del st.query_params[key]
     elif (st.query_params.get_all(key) if many else st.query_params.get(key)) != names:
         st.query_params[key] = names
+
+
+def tab_from_link(key: str, labels: dict[str, str]) -> str | None:
+    """The label of the tab the address names for ``key`` when the page first drew them (by name, or by a label
+    an old link carried); None: the first. The same on every later run: a tab widget given another default is
+    another widget, and would open its first tab again."""
+    first = FIRST_TAB + key
+    if first not in st.session_state:
+        text = st.query_params.get(key)
+        name = text if text in labels else old_labels().get(key, {}).get(text)
+        st.session_state[first] = labels.get(name)
+    return st.session_state[first] if st.session_state[first] in labels.values() else None
+
+
+def tab_to_link(key: str, labels: dict[str, str]) -> None:
+    """The open tab's name in the address (the first tab's is left out)."""
+    names = {label: name for name, label in labels.items()}
+    open_label = st.session_state.get(key)
+    if open_label not in names:
+        return
+    _to_link(key, names[open_label], next(iter(labels)), False)

@@ -17,6 +17,7 @@ import streamlit as st
 
 from ui.figures import figure_tables, margins, reuse, theme
 from ui.lesson_list import Lesson
+from ui.url_state import tab_from_link, tab_to_link
 
 # Every control that sets an experiment is bound to the URL: the key is the query parameter, values equal
 # to the widget's default are left out. Exercise answers and predictions are not: a shared link should not
@@ -196,17 +197,19 @@ def share_link(where=None) -> str:
     return link
 
 
-def sections(key: str, draws: dict[str, Callable[[], object]]):
+def sections(key: str, draws: dict[str, tuple[str, Callable[[], object]]]):
     """The page's sections as tabs of which only the open one runs and is drawn; returns what its draw
-    function returned. Drawing every chart of every section made a page's first draw several times slower
-    (benchmarks/browser_latency.py, docs/performance.md); a closed section costs nothing. The open tab is in the link (``key``),
-    and a hidden section's controls keep their values (they are bound to the URL)."""
-    tabs = st.tabs(list(draws), key=key, bind=URL)
+    function returned. ``draws``: name -> (label, draw). Drawing every chart of every section made a page's first
+    draw several times slower; a closed section costs nothing. The open tab is in the link by its name
+    (``ui.url_state``), and a hidden section's controls keep their values."""
+    labels = {name: label for name, (label, _) in draws.items()}
+    tabs = st.tabs(list(labels.values()), key=key, default=tab_from_link(key, labels), on_change="rerun")
     shown = None
-    for tab, draw in zip(tabs, draws.values(), strict=True):
+    for tab, (_, draw) in zip(tabs, draws.values(), strict=True):
         with tab:
             if tab.open:
                 shown = draw()
+    tab_to_link(key, labels)
     return shown
 
 

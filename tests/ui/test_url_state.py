@@ -74,3 +74,10 @@ def test_sliders_open_from_links_as_streamlit_wrote_them_and_refuse_what_is_not_
     assert at.slider(key="train_range").value == (6, 10) and at.slider(key="n_train").value == 120
     at = opened({"train_range": ["10", "6"], "n_train": "abc"})
     assert at.slider(key="train_range").value == (5, 10) and at.slider(key="n_train").value == 300
+
+
+@pytest.mark.parametrize("value", ["inside", "Look inside the models"])  # by name; by the label old links carried
+def test_a_tab_opens_from_its_name_or_an_old_label_and_goes_in_the_link_by_name(value):
+    at = opened({"results_view": value})
+    next(b for b in at.button if b.label == "Show the result without predicting").click().run()
+    assert at.session_state["results_view"] == "Look inside the models" and linked(at, "results_view") == ["inside"]
