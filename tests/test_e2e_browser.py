@@ -294,7 +294,7 @@ def test_a_control_changed_in_the_browser_gives_a_link_that_reopens_it_on_a_fres
         page.wait_for_function(COPY_BUTTON_SHOWN, timeout=15_000)
         shown = page.locator("[data-testid=stPopoverBody] [data-testid=stCode]").last.inner_text().strip()
         # the link carries the setting and the open section
-        assert "width=17" in shown and "patchify_view=3" in shown and shown.startswith("http"), shown
+        assert "width=17" in shown and "patchify_view=embeddings" in shown and shown.startswith("http"), shown
         assert errors.real() == []
         page.context.close()
     with streamlit_server() as (url, _, _):  # another server, started afresh
