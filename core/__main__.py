@@ -1,7 +1,7 @@
 """``python -m core``: the command line (``core/cli.py``) as a process of its own.
 
 It leaves without the interpreter's teardown once its output is written and its workers are ended:
-unloading torch is a noticeable part of a short run (``benchmarks/cli_whole_process.py`` measures it).
+unloading torch is a noticeable part of a short run (measured: docs/performance.md).
 """
 
 import os

@@ -13,7 +13,7 @@ PUZZLE = {"Model A": "cnn", "Model B": "vit"}
 def finding() -> None:
     """Two accuracy maps from the shipped lesson run, side by side, and the question they pose. Its imports (torch
     among them) come here, after the page's text is on its way: on a sleeping app's wake the title and the lessons
-    show while they load (benchmarks/wake.py)."""
+    show while they load (docs/performance.md)."""
     from core.engine.results.run_result import mean_grid
     from core.lessons import lesson3_vit_vs_cnn
     from ui.figures import model_figures

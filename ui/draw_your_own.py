@@ -92,7 +92,7 @@ def canvas(result: RunResult, prefix: str) -> np.ndarray:
     chart_key = f"{prefix}draw_click_{st.session_state.get(f'{prefix}draw_version', 0)}"  # a fresh click each time
     plot(fig, c1, key=chart_key, on_select=lambda: _clicked(prefix, chart_key))
     # A number, not a list of every test image: a select box of 500 digits cost the tab's first draw more than its
-    # charts (benchmarks/browser_latency.py). A blank canvas is the ✕ below.
+    # charts (docs/performance.md). A blank canvas is the ✕ below.
     n = len(data.yte)
     start = c2.number_input(f"Start from test image (0 to {n - 1})", 0, n - 1, None, 1, key=f"{prefix}draw_start",
                             on_change=_start, args=(prefix, result), bind=URL, placeholder="a test image's number")

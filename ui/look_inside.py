@@ -123,7 +123,7 @@ def seen_vs_unseen(result: RunResult, name: str, seed: int, shape: str, cx: int,
     sx, sy = seen_centre(result, cx, cy)
     here, there = probe(result, name, seed, shape, cx, cy), probe(result, name, seed, shape, sx, sy)
     # Every model's answer as one static table (a bench has 16 models: one metric each cost the tab's first
-    # draw more than its charts; benchmarks/browser_latency.py)
+    # draw more than its charts; docs/performance.md)
     caption = f"Every model of the run, seed {seed}: probability of the right answer"
     st.markdown(f"**{caption}**")
     static_table(pd.DataFrame({f"at ({cx}, {cy})": [f"{here.p_right(m):.2f}" for m in here.probs],
@@ -226,7 +226,7 @@ def look_inside(result: RunResult, prefix: str) -> None:
         if view == VIEWS[0]:
             clickable_map(result, prefix, name, shape, cx, cy)
             # Every layer's maps on request: two more charts on each change of centre (the first view and a centre
-            # change stay within the lab's half second: benchmarks/browser_latency.py)
+            # change stay within the lab's half second: docs/performance.md)
             layers = st.toggle("Show every layer's maps (attention per head; a CNN's last feature maps)",
                                key=f"{prefix}probe_layers", bind=URL)
             here, there = seen_vs_unseen(result, name, seed, shape, cx, cy, layers)

@@ -116,7 +116,7 @@ def per_seed_table(cfg: GeneralizationConfig, result: RunResult) -> None:
     v = verdicts(result)
     models = [m for m in cfg.models if m in v]  # the order of the metrics above
     # Static tables (a real HTML <table> for screen readers, no data grid to load: a grid's first draw cost a
-    # section more than its charts, benchmarks/browser_latency.py). A lesson's few models: a column pair each;
+    # section more than its charts, docs/performance.md). A lesson's few models: a column pair each;
     # more: a row each, which a phone's width holds
     static_table(seeds_by_column(rows, models, v) if len(models) <= 3 else model_rows(rows, models, v),
                  "Train and test accuracy of every model and seed")
@@ -212,7 +212,7 @@ def misclassified(cfg: GeneralizationConfig, result: RunResult, prefix: str = ""
 
 def downloads(result: RunResult, link: str) -> None:
     """The results as files, in a popover: it draws its buttons only when opened, two widgets fewer on the
-    page's first draw (benchmarks/browser_latency.py). Each file is built when clicked (ui.downloads)."""
+    page's first draw (docs/performance.md). Each file is built when clicked (ui.downloads)."""
     box = st.popover("⬇️ Download the results (CSV, JSON)")
     box.caption("Both files carry the link that reopens this experiment.")
     box.download_button("Per-seed results (CSV)", lambda: results_csv(result, link), "vit_vs_cnn_results.csv",

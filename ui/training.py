@@ -23,7 +23,7 @@ CURVE_INTERVAL = 2.0  # seconds between two drawings of the live curve: a chart 
 # drawing would only take the browser's time from the last seconds of training
 CURVE_LAST = 1.0
 # Seconds after a page opens before it starts the training workers (each imports torch), so that they do not
-# compete with the page's first draw on a small machine (benchmarks/browser_latency.py times that draw)
+# compete with the page's first draw on a small machine (measured: docs/performance.md)
 WARM_DELAY = 5.0
 
 
@@ -72,7 +72,7 @@ class LiveProgress:
         step = s.step
         self.first = self.first or (elapsed, step.done)
         # The last epoch draws nothing: the results replace the bar and the curve at once. (Each other pass
-        # draws, so a stale run stops here; benchmarks/browser_latency.py measures the training's time in the
+        # draws, so a stale run stops here; docs/performance.md has the training's time in the
         # page with the curve and without it.)
         if step.done == step.total:
             return

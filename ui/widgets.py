@@ -37,7 +37,7 @@ def as_text(text: object) -> str:
 
 def show_source(*objects, label: str = "Show the code that ran (from `core`, read live with `inspect`)") -> None:
     """Show the real source of what the page just ran: never a pasted copy that could drift. Drawn only when
-    asked for: highlighting it is a visible part of a page's first draw (benchmarks/browser_latency.py)."""
+    asked for: highlighting it is a visible part of a page's first draw (docs/performance.md)."""
     if st.toggle(label, key="show_code", bind=URL):
         for obj in objects:
             module = inspect.getmodule(obj)
@@ -186,7 +186,7 @@ def share_link(where=None) -> str:
     copy button, and returned (the downloads carry it). Built from the URL's query parameters, which the
     bound widgets keep up to date (so the address bar holds the same link). In a popover because its box
     loads the browser's code highlighter, a visible part of a page's first draw, and a popover draws its
-    content only when opened (benchmarks/browser_latency.py)."""
+    content only when opened (docs/performance.md)."""
     params = urlencode([(k, v) for k in st.query_params for v in st.query_params.get_all(k)])
     link = (st.context.url or "") + (f"?{params}" if params else "")
     where = where or st.sidebar
@@ -224,7 +224,7 @@ def static_table(df: pd.DataFrame, label: str, where=None) -> None:
     """A table of values already written as text (``df``'s index: its row labels), sent as one HTML element: a
     real ``<table>`` with header cells, for screen readers and copying. ``st.table`` draws every cell as
     Markdown: lesson 4's 16 × 5 answers cost *Draw your own*'s first open more than its charts
-    (benchmarks/browser_latency.py). A wide table scrolls sideways on a phone instead of overflowing it; its box
+    (docs/performance.md). A wide table scrolls sideways on a phone instead of overflowing it; its box
     then takes the keyboard's focus (arrow keys scroll it) and ``label`` names it for a screen reader."""
     corner = df.rename_axis(index=None, columns=df.index.name)  # the index's name heads its column: one header row
     table = corner.to_html(escape=True, classes="lab-table", border=0, justify="left")

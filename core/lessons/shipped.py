@@ -58,7 +58,7 @@ def load_shipped(preset: str) -> tuple[RunResult, bool]:
 class FreshShipped(Mapping):
     """Every shipped result that still matches the code and its preset, by config; a stale or missing one is not
     in it. Each is read from its files the first time it is asked for: a server's first page reads the one it
-    shows, not all of them (benchmarks/wake.py). Thread-safe: a server's sessions share it."""
+    shows, not all of them (docs/performance.md). Thread-safe: a server's sessions share it."""
 
     def __init__(self):
         self._presets = {SHIPPED_CONFIGS[p]: p for p in SHIPPED if shipped_path(p).exists()}

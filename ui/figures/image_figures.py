@@ -53,7 +53,7 @@ def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | N
                       y0=r * patch_size - 0.5, y1=(r + 1) * patch_size - 0.5, line=dict(color="#ef4444", width=3))
     if max(gh, gw) <= 16:
         # Each number in its patch's top-left corner, as plain text (one text trace, not layout annotations,
-        # which Plotly lays out one by one: benchmarks/browser_latency.py). No badge behind it: a badge hid
+        # which Plotly lays out one by one: docs/performance.md). No badge behind it: a badge hid
         # what it labelled (the bright patch under its "0"). Dark text in a white glow: legible on any pixel (a
         # colour chosen from the pixels under it went white on a light stroke the number reached past).
         text = [str(labels[i] if labels is not None else i) for i in range(gh * gw)]
@@ -80,7 +80,7 @@ def mosaic_figure(maps: np.ndarray, titles: list[str], title: str, cols: int, ti
     """Many small (h, w) maps as tiles of ONE heatmap, ``cols`` to a row, each with its title above it, at one
     colour scale. One heatmap and one text trace, not a subplot per map: every subplot is an axis pair that
     Plotly lays out and draws on its own, which made a section of many maps slow to draw in the browser
-    (benchmarks/browser_latency.py). ``tile_px``: a tile's height on screen where the figure is wide enough.
+    (docs/performance.md). ``tile_px``: a tile's height on screen where the figure is wide enough.
     ``table``: what "Show numbers" lists (default: every cell of every map)."""
     maps = np.asarray(maps, dtype=np.float64)
     n, h, w = maps.shape

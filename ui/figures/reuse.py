@@ -1,8 +1,8 @@
-"""Figures built once per server and reused: Plotly checks every property of a figure as it is built (a patch grid
-about 14 ms, the lab's look in a layout about 7 ms: benchmarks/cloud_tier.py), and a page rerun builds the same
+"""Figures built once per server and reused: Plotly checks every property of a figure as it is built (milliseconds
+a figure: docs/performance.md), and a page rerun builds the same
 figures again for every learner and every click. A figure made from the same inputs is the same figure, so its
 plain spec is kept (a bounded LRU, shared by every session: specs are plain data, never handed out) and each
-use gets a new ``go.Figure`` made from a copy without Plotly's checks (about 0.5 ms). Plotly only: no Streamlit.
+use gets a new ``go.Figure`` made from a copy without Plotly's checks, far cheaper. Plotly only: no Streamlit.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Streamlit here, so figures can be tested alone.
 Why not Streamlit's chart theme: the theme is a Plotly template, and Streamlit's chart element re-applies it
 once the chart is on screen, which hands Plotly a new template object. Plotly redraws a chart from scratch
 whenever its template object changes, even to an equal one, so every chart was drawn twice on arrival (about
-half of a chart's cost in the browser: benchmarks/browser_latency.py). A figure without a template, drawn with
+half of a chart's cost in the browser: docs/performance.md). A figure without a template, drawn with
 ``theme=None``, is drawn once, provided Plotly also knows its data arrays are unchanged: ``datarevision``, a
 digest of the figure's content, tells it so (the element's JSON round trip makes new arrays of the same
 values). A scatter's coordinates go as plain lists: sent as typed arrays (how Plotly's Python side sends NumPy
@@ -76,7 +76,7 @@ def lab_look(fig: go.Figure, selectable: bool = False, settings: dict | None = N
             for name in {"xaxis", "yaxis", *own} if name.startswith(("xaxis", "yaxis"))
             and (own.get(name) or {}).get("visible") is not False}
     # A new layout from the merged settings, not update_layout: Plotly checks every key of an update against the
-    # figure's subplots, a few times the cost of building the layout afresh (benchmarks/bench_figures.py)
+    # figure's subplots, a few times the cost of building the layout afresh (docs/performance.md)
     fig.layout = merged(own, _missing(own, LAYOUT | (SELECTABLE if selectable else {}) | axes))
     fig.layout.template = None  # a figure's JSON then has no template at all (an empty one would still count; a
     # new layout takes Plotly's default template unless told)
