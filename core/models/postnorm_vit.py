@@ -47,7 +47,7 @@ from core.nn.rel_pos_bias import RelativePositionBias
 from core.nn.spt import ShiftedPatchTokens
 
 # "sdpa": as torch's own layer computes it (bit for bit); "math": plain matmul-softmax, faster on CPU for
-# short sequences (docs/performance.md, benchmarks.bench_training); "fast": "math" plus the class-token-only last layer
+# short sequences (docs/performance.md); "fast": "math" plus the class-token-only last layer
 AttnImpl = Literal["fast", "math", "sdpa"]
 ATTN_IMPLS: tuple[str, ...] = get_args(AttnImpl)
 VariantPos = Literal["sincos", "none", "learned", "sincos2d", "relative"]

@@ -2,7 +2,7 @@
 
 Why not ``torch.optim.Adam`` itself: its constructor imports ``torch._dynamo`` on first use, in every
 fresh worker process, and its per-step bookkeeping outweighs the update's arithmetic for these small
-models (docs/performance.md, ``benchmarks/bench_training.py``). The arithmetic below is the same as
+models (docs/performance.md). The arithmetic below is the same as
 torch's single-tensor path (the one it takes on CPU), in the same order, so the weights come out bit for
 bit equal (``tests/nn/test_adam.py`` checks that against ``torch.optim.Adam``). Each operation is one
 ``_foreach_`` call over every parameter, which is why it is cheaper per step.

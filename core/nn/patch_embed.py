@@ -39,7 +39,7 @@ class ConvPatchEmbed(nn.Module):
         super().__init__()
         self.patch_size = patch_size
         self.in_chans = in_chans
-        # stride < patch_size makes windows overlap: no longer a patch embedding (used to break it).
+        # stride < patch_size makes windows overlap: no longer a patch embedding (the lesson's switch that breaks the equivalence).
         self.proj = seeded.conv2d(in_chans, embed_dim, patch_size, generator, stride=stride or patch_size)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

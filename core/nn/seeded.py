@@ -40,7 +40,7 @@ def _reset_(layer: nn.Linear | nn.Conv2d, g: torch.Generator) -> None:
 def _materialize(layer: nn.Module) -> nn.Module:
     """Give a layer built on the ``meta`` device empty CPU parameters of the same shapes. Not
     ``Module.to_empty``: its first call imports sympy (via ``empty_like``'s meta decomposition) in every
-    fresh worker process (docs/performance.md, ``benchmarks/bench_training.py``)."""
+    fresh worker process (docs/performance.md)."""
     for name, p in list(layer.named_parameters(recurse=False)):
         setattr(layer, name, nn.Parameter(torch.empty(p.shape, dtype=p.dtype), requires_grad=p.requires_grad))
     return layer

@@ -35,7 +35,7 @@ OnWait = Callable[[int], object]
 
 # A job reports an epoch at most this often (seconds), besides every test point and its last epoch. Each
 # report crosses a process pipe and wakes the caller's threads; the page shows progress once a second, so
-# more would cost the command line time for nothing (benchmarks/cli_whole_process.py shows it).
+# more would cost the command line time for nothing (measured: docs/performance.md).
 REPORT_INTERVAL = 0.1
 
 

@@ -58,7 +58,7 @@ Callback = Callable[[EpochStats], bool | None]
 
 
 # Evaluation runs without gradients but still holds one batch's activations: in chunks of this many images
-# its memory stays bounded whatever the data size (benchmarks/peak_memory.py measures the largest setting)
+# its memory stays bounded whatever the data size (measured for the largest setting: docs/performance.md)
 EVAL_CHUNK = 256
 
 

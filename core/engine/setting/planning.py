@@ -189,7 +189,7 @@ def worker_nice() -> int:
     """How much lower than the server's own the training workers' CPU priority is (``VITLAB_WORKER_NICE``,
     default 10; the command line, whose workers are its only work, uses 0). On a server's few cores a
     training run would otherwise take them from every learner's page draws and control changes; niced, it
-    gets what the pages leave (benchmarks/busy_server.py)."""
+    gets what the pages leave (measured: docs/performance.md)."""
     return int(os.environ.get("VITLAB_WORKER_NICE", 10))
 
 
