@@ -42,11 +42,7 @@ def named(widget: Callable, label: str, options: Sequence, default, *, key: str,
     kind = widget.__name__
     options, many = list(options), kind == "multiselect"
     if key not in st.session_state:
-        linked = _from_link(key, options, many, labels or key)
-        if linked is not None:
-            st.session_state[key] = linked
-        elif KEPT + key in st.session_state and _valid(st.session_state[KEPT + key], options, many):
-            st.session_state[key] = st.session_state[KEPT + key]
+        _restore(key, _from_link(key, options, many, labels or key), lambda v: _valid(v, options, many))
     start = {}
     if key not in st.session_state:  # a value given both ways makes Streamlit warn on the page
         start = ({"default": list(default)} if many else {"value": default} if kind == "select_slider"
@@ -63,11 +59,7 @@ def linked_slider(widget: Callable, label: str, lo, hi, default, *, key: str, **
     as the value last submitted, like every control of a form (``named``)."""
     many = isinstance(default, (tuple, list))
     if key not in st.session_state:
-        linked = _numbers_from_link(key, lo, hi, default)
-        if linked is not None:
-            st.session_state[key] = linked
-        elif KEPT + key in st.session_state:
-            st.session_state[key] = st.session_state[KEPT + key]
+        _restore(key, _numbers_from_link(key, lo, hi, default), lambda v: True)
     start = {} if key in st.session_state else {"value": default}
     value = widget(label, lo, hi, key=key, **start, **kwargs)
     st.session_state[KEPT + key] = value
@@ -98,6 +90,15 @@ def _numbers_from_link(key: str, lo, hi, default):
     if isinstance(default, (tuple, list)):
         return tuple(values) if len(values) == 2 and values[0] <= values[1] else None
     return values[-1] if len(values) == 1 else None
+
+
+def _restore(key: str, linked, valid: Callable[[object], bool]) -> None:
+    """A widget drawn afresh starts at the value its link names, else at the value it had when its page was
+    left (if it is still one of its choices), else at its default."""
+    if linked is not None:
+        st.session_state[key] = linked
+    elif KEPT + key in st.session_state and valid(st.session_state[KEPT + key]):
+        st.session_state[key] = st.session_state[KEPT + key]
 
 
 def _valid(value, options: list, many: bool) -> bool:

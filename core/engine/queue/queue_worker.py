@@ -41,6 +41,7 @@ from redis.exceptions import ConnectionError, RedisError, TimeoutError
 from core.engine.queue.queue_job import (
     FAILED,
     FINISHED,
+    JOB_SECONDS,
     JOB_TIMEOUT,
     QUEUED,
     STARTED,
@@ -87,6 +88,7 @@ CLEAN_MOST = 1000  # dead workers' lists looked at in one clean-up, at most
 DELIVER_SECONDS = 600.0  # a finished run waits this long for an unreachable Redis, then is given up
 ASIDE_KEPT = 100  # entries kept aside, newest first
 MAX_EVAL_EVERY = 100_000
+TAKEN_SECONDS = JOB_TIMEOUT + 600  # a job id stays taken this long: a second delivery within it runs nothing
 
 
 # Take the queue's first entry into this worker's list, measured in Redis first: KEYS queue, mine, aside;
@@ -238,9 +240,9 @@ class _Job:
                   "eval_every": str(r.eval_every), "fingerprint": r.fingerprint, "worker": self.worker,
                   "progress": json.dumps(self.state, separators=(",", ":"))}
         with self.redis.pipeline(transaction=True) as p:
-            (p.hset(key, mapping=fields).expire(key, JOB_TIMEOUT + 3600)
+            (p.hset(key, mapping=fields).expire(key, JOB_SECONDS)
              .set(self.keys.current, r.id, ex=JOB_TIMEOUT, nx=True)
-             .set(self.keys.taken, self.worker, ex=JOB_TIMEOUT + 600)
+             .set(self.keys.taken, self.worker, ex=TAKEN_SECONDS)
              .set(self.keys.alive, 1, px=int(ALIVE_SECONDS * 1000)).execute())
         self._grace_until = time.monotonic() + WATCH_SECONDS
 
@@ -339,7 +341,7 @@ class LabWorker:
         except JobRefused as exc:
             return self.refuse(raw, f"job {job_id}: {exc}", fail=job_id)
         keys = Keys(record.setting, job_id)
-        if not self.redis.set(keys.taken, self.name, nx=True, ex=JOB_TIMEOUT + 600):
+        if not self.redis.set(keys.taken, self.name, nx=True, ex=TAKEN_SECONDS):
             log.warning("job %s was delivered again: it was taken already, so this delivery runs nothing", job_id)
             # a finished job put back in the queue by hand is finished again; any other is failed, once
             update(self.redis, job_id, status=FINISHED if record.complete else FAILED,

@@ -17,6 +17,7 @@ from core.engine.storage.store import ResultStore
 from core.engine.storage.stored_run import UnusableRun
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from support.hostile_runs import hostile_rows
+from support.memory import peak_bytes
 from support.services import ARCHIVE_SECRET
 
 SECRET = ARCHIVE_SECRET.encode()
@@ -102,8 +103,6 @@ def test_a_run_with_one_map_cell_and_no_test_predictions_is_incomplete_even_sign
 
 def test_a_huge_weights_field_is_measured_not_read(redis_url):
     """Reproduction 7: a 200 MiB weights field was read in full before its size was checked."""
-    import tracemalloc
-
     redis = connect(redis_url)
     redis.flushdb()
     archive = RedisArchive(redis, code_fingerprint(), SECRET)
@@ -111,13 +110,7 @@ def test_a_huge_weights_field_is_measured_not_read(redis_url):
     key = archive._key(TINY)
     redis.setrange("scratch", 64 * 2**20 - 1, b"x")  # 64 MiB made in Redis, never in this process
     redis.eval("redis.call('HSET', KEYS[1], 'w:cnn/0', redis.call('GET', KEYS[2]))", 2, key, "scratch")
-    tracemalloc.start()
-    try:
-        with pytest.raises(UnusableRun, match="bytes, over the"):
-            archive.get(TINY)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = peak_bytes(lambda: pytest.raises(UnusableRun, archive.get, TINY).match("bytes, over the"))
     assert peak < 8 * 2**20 and not redis.exists(key), peak
 
 

@@ -14,6 +14,7 @@ from core.engine.storage.store import ResultStore
 from core.engine.storage.stored_run import UnusableRun
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from support.hostile_runs import hostile_rows
+from support.memory import peak_bytes
 
 SECRET = b"an-archive-secret-for-tests"
 TINY = with_value(with_value(PRESETS["tiny"], "train", TrainConfig(epochs=5, seeds=(0,))), "models", ("cnn",))
@@ -187,21 +188,13 @@ def test_a_forged_row_signed_with_the_secret_still_fails_the_completeness_check(
 
 def test_a_huge_weights_value_is_measured_not_read(tmp_path):
     """Reproduction 7 on SQLite: every value's length is measured before it is read."""
-    import tracemalloc
-
     archive = open_archive("code", tmp_path)
     archive.put(TINY, _result(TINY))
     db = sqlite3.connect(tmp_path / FILE_NAME)
     with db:
         db.execute("UPDATE weights SET data = zeroblob(64 * 1024 * 1024)")
     db.close()
-    tracemalloc.start()
-    try:
-        with pytest.raises(UnusableRun, match="bytes, over the"):
-            archive.get(TINY)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = peak_bytes(lambda: pytest.raises(UnusableRun, archive.get, TINY).match("bytes, over the"))
     assert peak < 8 * 2**20, peak
 
 
