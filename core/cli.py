@@ -12,7 +12,7 @@ import math
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 
 
 def _strict(obj):
@@ -130,42 +130,44 @@ def cmd_worker(args: argparse.Namespace) -> dict:
 
 
 def cmd_patchify(args: argparse.Namespace) -> dict:
-    from core.lessons.lesson1_patchify import PatchifyConfig, run_patchify
+    from core.lessons.controls import config_from_args
+    from core.lessons.lesson1_patchify import CONTROLS, PatchifyConfig, run_patchify
 
-    config = PatchifyConfig(
-        image=args.image, img_size=args.image_size, in_chans=args.channels, patch_size=args.patch_size,
-        embed_dim=args.embed_dim, seed=args.seed, dtype=args.dtype,
-        wrong_flatten_order=args.wrong_flatten_order, conv_stride=args.conv_stride,
-    )
+    config = config_from_args(PatchifyConfig(), CONTROLS, args)
     upload = None
     if args.file:
-        config = PatchifyConfig(**{**config.__dict__, "image": "upload"})
+        config = replace(config, image="upload")
         with open(args.file, "rb") as fh:
             upload = fh.read()
     return run_patchify(config, upload).to_json()
 
 
-def cmd_verify(args: argparse.Namespace) -> dict:
-    from core.lessons.lesson2_symmetry import SymmetryConfig, claims_json, verify
+def _symmetry_config(args: argparse.Namespace):
+    from core.lessons.controls import config_from_args
+    from core.lessons.lesson2_symmetry import CONTROLS, SymmetryConfig
 
-    claims = claims_json(verify(SymmetryConfig(preset=args.preset, seed=args.seed, pos_embed=args.pos_embed)))
-    return {"config": {"preset": args.preset, "seed": args.seed, "pos_embed": args.pos_embed},
-            "passed": all(c["passed"] for c in claims), "claims": claims}
+    return config_from_args(SymmetryConfig(), CONTROLS, args)
+
+
+def cmd_verify(args: argparse.Namespace) -> dict:
+    from core.lessons.lesson2_symmetry import claims_json, verify
+
+    cfg = _symmetry_config(args)
+    claims = claims_json(verify(cfg))
+    return {"config": asdict(cfg), "passed": all(c["passed"] for c in claims), "claims": claims}
 
 
 def cmd_attention(args: argparse.Namespace) -> dict:
-    from core.lessons.lesson2_symmetry import SEED_CASES, SymmetryConfig, experiment
+    from core.lessons.lesson2_symmetry import SEED_CASES, experiment
 
     cases = SEED_CASES
     if args.position is not None:
         row, col = args.position
         cases = ((f"row{row}-col{col}", f"Bright patch at row {row}, column {col}", row, col),)
-    return experiment(cases, SymmetryConfig(preset=args.preset, seed=args.seed, pos_embed=args.pos_embed))
+    return experiment(cases, _symmetry_config(args))
 
 
 def cmd_generalization(args: argparse.Namespace) -> dict:
-    from dataclasses import asdict
-
     from core.engine.results.run_result import summary
     from core.engine.running.run import run
 
@@ -193,8 +195,6 @@ def cmd_generalization(args: argparse.Namespace) -> dict:
 
 def per_model(result, more: Callable[[str], dict] = lambda m: {}) -> dict:
     """A run's rows, and per model its summary with its 95 % interval and band (and ``more(model)``)."""
-    from dataclasses import asdict
-
     from core.engine.results.run_result import summary
     from core.engine.results.verdict import verdicts
 
@@ -239,8 +239,6 @@ def cmd_digits(args: argparse.Namespace) -> dict:
 
 
 def cmd_equivariance(args: argparse.Namespace) -> dict:
-    from dataclasses import asdict
-
     from core.inspect.equivariance import shift_responses
     from core.lessons.shipped import SHIPPED_CONFIGS, load_fresh_shipped
 
@@ -344,45 +342,32 @@ def _probe_drawing(args: argparse.Namespace, result, shape: str) -> dict:
     return out
 
 
-def _model_options(p: argparse.ArgumentParser) -> None:
-    from core.models.prenorm_vit import POS_EMBEDS, VIT_PRESETS
-
-    p.add_argument("--preset", default="seed", choices=list(VIT_PRESETS), help="model size (default: the seed's)")
-    p.add_argument("--seed", type=int, default=13, help="weight seed (13: the seed module's torch.manual_seed)")
-    p.add_argument("--pos-embed", default="learned", choices=POS_EMBEDS)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-
-
 def build_parser() -> argparse.ArgumentParser:
     from core.lessons.controls import add_options
 
     parser = OneLineParser(prog="python -m core", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
 
+    from core.lessons import lesson1_patchify, lesson2_symmetry
+
     p = sub.add_parser("patchify", help="conv vs flatten+linear patch embedding on one image",
                        description="Patchify an image and compare the strided-conv and flatten+linear embeddings.")
-    p.add_argument("--image", default="plus", help="plus, circle, 'bright patch', gradient, checkerboard, noise")
+    add_options(p, lesson1_patchify.CONTROLS)  # the page's controls, declared once in the lesson's module
     p.add_argument("--file", help="a PNG/JPEG to use instead of a synthetic image")
-    p.add_argument("--image-size", type=int, default=16)
-    p.add_argument("--patch-size", type=int, default=4)
-    p.add_argument("--channels", type=int, default=3, choices=(1, 3))
-    p.add_argument("--embed-dim", type=int, default=16)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--dtype", default="float64", choices=("float32", "float64"))
-    p.add_argument("--wrong-flatten-order", action="store_true", help="break it: flatten pixels-then-channels")
-    p.add_argument("--conv-stride", type=int, default=None, help="break it: a conv stride below the patch size")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_patchify)
 
     p = sub.add_parser("verify", help="the seed module's four claims, measured",
                        description="Check the four ViT claims; exits 1 if any fails.")
-    _model_options(p)
+    add_options(p, lesson2_symmetry.CONTROLS)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("attention", help="class-token attention for a bright patch (the seed's experiment)",
                        description="The seed's experiment() structure: three cases, or one at --position.")
-    _model_options(p)
+    add_options(p, lesson2_symmetry.CONTROLS)
     p.add_argument("--position", type=int, nargs=2, metavar=("ROW", "COL"), help="one bright patch at this grid cell")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_attention)
 
     for name, form in form_commands().items():

@@ -2,12 +2,13 @@
 
 import streamlit as st
 
-from core.data.images import SYNTHETIC_IMAGES
-from core.lessons.lesson1_patchify import PatchifyConfig, PatchifyResult, notes, run_patchify
+from core.lessons.controls import config_from
+from core.lessons.lesson1_patchify import CONTROLS, PatchifyConfig, PatchifyResult, notes, run_patchify
 from core.nn.patch_embed import ConvPatchEmbed, LinearPatchEmbed, compare_embeddings, conv_weight_from_linear
-from core.nn.patchify import patchify, valid_patch_sizes
+from core.nn.patchify import patchify
 from ui.exercise_panel import exercise_panel, show_me
 from ui.figures import image_figures, plots
+from ui.form_controls import live_control
 from ui.glossary import term
 from ui.lesson_list import page_of
 from ui.widgets import URL, background, bullets, chart, page_header, sections, share_link, show_source
@@ -15,23 +16,9 @@ from ui.widgets import URL, background, bullets, chart, page_header, sections, s
 PAGE = page_of(__file__)
 
 
-IMAGE_SIZES = [8, 12, 16, 24, 32, 48, 64]
-
-
 @st.cache_data(max_entries=128, show_spinner=False)
 def cached_run(config: PatchifyConfig, upload: bytes | None) -> PatchifyResult:
     return run_patchify(config, upload)
-
-
-def choose(label: str, options: list[int], value: int, key: str) -> int:
-    """A slider over ``options`` (a range slider when they are consecutive), or plain text when there is
-    only one: a slider needs two values, and one that cannot move only confuses."""
-    if len(options) == 1:
-        st.markdown(f"{label}: **{options[0]}** (the only choice here)")
-        return options[0]
-    if options == list(range(options[0], options[-1] + 1)):
-        return st.slider(label, options[0], options[-1], value, key=key, bind=URL)
-    return st.select_slider(label, options, value=value, key=key, bind=URL)
 
 
 def intro() -> None:
@@ -39,31 +26,28 @@ def intro() -> None:
                 "that the same as a strided convolution? Move the sizes; the difference is measured below.")
 
 
-def key_controls() -> tuple[int, int, int]:
+def key_controls(values: dict) -> int:
     """The page's key controls, above its first figure (on a phone too, where the sidebar starts closed):
-    image size, patch size, and the patch every section follows. Returns (size, patch_size, chosen)."""
+    image size, patch size (into ``values``), and the patch every section follows, returned."""
     c1, c2, c3 = st.columns(3)
-    with c1:
-        size = st.select_slider("Image size (H = W, pixels)", IMAGE_SIZES, value=16, key="size", bind=URL)
-    sizes = valid_patch_sizes(size, size)
-    with c2:
-        # Only sizes that divide the image are offered; the widget's key includes the image size, so a new
-        # size starts from a sensible default instead of a value that no longer exists.
-        patch_size = choose("Patch size P (divisors of the image size)", sizes,
-                            4 if 4 in sizes else sizes[len(sizes) // 2], f"patch_{size}")
-    n = (size // patch_size) ** 2
-    with c3:  # its key holds the patch count: a new grid starts afresh
-        chosen = choose("Patch to follow (red box)", list(range(n)), min(5, n - 1), f"chosen_{n}")
-    return size, patch_size, chosen
+    for c, where in zip(CONTROLS[:2], (c1, c2), strict=True):  # the image size, then its divisors
+        live_control(c, PatchifyConfig(), values, where)
+    n = (values["size"] // values["patch"]) ** 2
+    if n == 1:  # a slider that cannot move only confuses
+        c3.markdown("Patch to follow (red box): **0** (the only choice here)")
+        return 0
+    # its key holds the patch count: a new grid starts afresh
+    return c3.slider("Patch to follow (red box)", 0, n - 1, min(5, n - 1), key=f"chosen_{n}", bind=URL)
 
 
-def controls(size: int, patch_size: int) -> tuple[PatchifyConfig, bytes | None]:
-    """The other settings, in the sidebar."""
+def controls(values: dict) -> tuple[PatchifyConfig, bytes | None]:
+    """The other settings, in the sidebar; the config from every control's value, validated once."""
+    base, by_key = PatchifyConfig(), {c.key: c for c in CONTROLS}
     with st.sidebar:
         st.header("Image")
         source = st.radio("Source", ["Synthetic", "Upload"], horizontal=True, key="source", bind=URL)
         upload = None
-        kind = st.selectbox("Synthetic image", SYNTHETIC_IMAGES, key="kind", disabled=source == "Upload", bind=URL)
+        live_control(by_key["kind"], base, values, disabled=source == "Upload")
         if source == "Upload":
             st.caption("An uploaded image stays in this browser session: a link carries the other settings, "
                        "not the image.")
@@ -73,24 +57,19 @@ def controls(size: int, patch_size: int) -> tuple[PatchifyConfig, bytes | None]:
             upload = file.getvalue() if file is not None else None
             if upload is None:
                 st.info("Upload an image; until then the synthetic one is shown.")
-        channels = st.radio("Channels", [1, 3], index=1, horizontal=True, key="channels", bind=URL)
+        live_control(by_key["channels"], base, values)
         st.header("Embedding")
-        embed_dim = st.slider("Embedding width D", 1, 64, 16, key="width", bind=URL)
-        seed = st.number_input("Weight seed", 0, 10_000, 0, key="weight_seed", bind=URL)
-        dtype = st.radio("Precision", ["float64", "float32"], horizontal=True, key="dtype", bind=URL)
+        for key in ("width", "weight_seed", "dtype"):
+            live_control(by_key[key], base, values)
         st.header("Break it")
-        wrong_order = st.toggle("Flatten pixels-then-channels (wrong order)", key="wrong_order", bind=URL)
-        overlap = st.toggle("Stride smaller than the kernel (overlapping)", key="overlap", disabled=patch_size == 1,
-                            bind=URL)
-        stride = None
-        if overlap and patch_size > 1:
-            strides = list(range(1, patch_size))
-            stride = choose("Conv stride", strides, max(1, patch_size // 2), f"stride_{patch_size}")
-    config = PatchifyConfig(
-        image="upload" if upload is not None else kind, img_size=size, in_chans=channels, patch_size=patch_size,
-        embed_dim=embed_dim, seed=int(seed), dtype=dtype, wrong_flatten_order=wrong_order, conv_stride=stride,
-    )
-    return config, upload
+        live_control(by_key["wrong_order"], base, values)
+        overlap = st.toggle("Stride smaller than the kernel (overlapping)", key="overlap",
+                            disabled=values["patch"] == 1, bind=URL)
+        if overlap and values["patch"] > 1:  # else the lesson's stride: the patch size
+            live_control(by_key["stride"], base, values)
+    if upload is not None:
+        values["kind"] = "upload"
+    return config_from(base, CONTROLS, values), upload
 
 
 def metrics(r: PatchifyResult) -> None:
@@ -177,9 +156,10 @@ BACKGROUND = (
 
 def main() -> None:
     intro()
-    size, patch_size, chosen = key_controls()
-    config, upload = controls(size, patch_size)
+    values: dict = {}  # each control's value, by key
+    chosen = key_controls(values)
     try:
+        config, upload = controls(values)
         r = cached_run(config, upload)
     except ValueError as exc:
         st.error(f"Cannot show this image: {exc}")

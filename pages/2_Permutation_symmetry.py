@@ -3,9 +3,10 @@
 import numpy as np
 import streamlit as st
 
+from core.lessons.controls import config_from
 from core.lessons.lesson2_symmetry import (
+    CONTROLS,
     PERMUTATIONS,
-    SEED,
     SEED_CASES,
     SymmetryConfig,
     attention,
@@ -18,9 +19,10 @@ from core.lessons.lesson2_symmetry import (
     shuffle_notes,
     verify,
 )
-from core.models.prenorm_vit import POS_EMBEDS, VIT_PRESETS, Attention, PreNormViT
+from core.models.prenorm_vit import Attention, PreNormViT
 from ui.exercise_panel import exercise_panel, show_me
 from ui.figures import image_figures, plots
+from ui.form_controls import live_control
 from ui.glossary import term
 from ui.lesson_list import page_of
 from ui.widgets import URL, background, bullets, chart, page_header, sections, share_link, show_source
@@ -66,16 +68,15 @@ BACKGROUND = (
 
 
 def model_controls() -> SymmetryConfig:
-    # The key control in the page (above the first figure, on a phone too); the model's others in the sidebar
-    pos_embed = st.selectbox("Positional encoding", POS_EMBEDS, index=POS_EMBEDS.index("learned"), key="positions",
-                             bind=URL, help="none · learned (random, untrained) · sincos (the lesson's 1-D table) · "
-                                            "sincos2d. The image stays the same whichever you pick: only the model "
-                                            "changes")
+    """The key control in the page (above the first figure, on a phone too); the model's others in the sidebar."""
+    values: dict = {}
+    positions, *others = CONTROLS
+    live_control(positions, SymmetryConfig(), values)
     with st.sidebar:
         st.header("Model")
-        preset = st.selectbox("Preset", list(VIT_PRESETS), key="preset", bind=URL)
-        seed = st.number_input("Weight seed (13 = the reference ViT's)", 0, 10_000, SEED, key="model_seed", bind=URL)
-    return SymmetryConfig(preset=preset, seed=int(seed), pos_embed=pos_embed)
+        for c in others:
+            live_control(c, SymmetryConfig(), values)
+    return config_from(SymmetryConfig(), CONTROLS, values)
 
 
 def claims_table(cfg: SymmetryConfig) -> None:

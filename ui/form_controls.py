@@ -1,5 +1,7 @@
 """A lesson's declared controls (``core.lessons.controls.Control``) drawn as Streamlit widgets, each under its
-key and bound to the URL, so the form, the link and the config all read the one declaration."""
+key and bound to the URL, so the form, the link and the config all read the one declaration: a form's (lessons
+3-5) linked by name through ``ui.url_state``, a live page's (lessons 1 and 2, no form, no labels) by Streamlit's
+own binding."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import streamlit as st
 from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.controls import Control
 from ui.url_state import linked_slider, named
+from ui.widgets import URL
 
 
 def control_widget(c: Control, default, where=st) -> None:
@@ -25,6 +28,33 @@ def control_widget(c: Control, default, where=st) -> None:
               help=c.help, **wrap, **c.extra)
     else:
         raise ValueError(f"control {c.key!r}: unknown widget {c.widget!r}")
+
+
+def live_control(c: Control, base, values: dict, where=st, **kwargs):
+    """One control of a page without a form, its value starting at ``base``'s and bound to the address. A
+    control whose choices depend on another's is drawn under a key holding that value (``values`` holds the
+    controls drawn before it, by key): a slider over consecutive choices, plain text where there is only one (a
+    slider that cannot move only confuses). Sets and returns ``values[c.key]``."""
+    key, options, default = c.widget_key(values), c.options_for(values), c.value(base)
+    if c.choices and default not in options:
+        default = options[(len(options) - 1) // 2]
+    common = {"key": key, "help": c.help, "bind": URL, **c.extra, **kwargs}
+    if c.widget == "toggle":
+        value = where.toggle(c.label, value=bool(default), **common)
+    elif c.widget in ("slider", "number_input"):
+        lo, hi, *step = c.bounds
+        value = getattr(where, c.widget)(c.label, lo, hi, default, *step, **common)
+    elif len(options) == 1:
+        where.markdown(f"{c.label}: **{options[0]}** (the only choice here)")
+        value = options[0]
+    elif c.choices and options == tuple(range(options[0], options[-1] + 1)):
+        value = where.slider(c.label, options[0], options[-1], default, **common)
+    elif c.widget == "select_slider":
+        value = where.select_slider(c.label, options, value=default, **common)
+    else:  # a selectbox or radio
+        value = getattr(where, c.widget)(c.label, options, index=options.index(default), **common)
+    values[c.key] = value
+    return value
 
 
 def load_preset(controls: Sequence[Control], cfg: GeneralizationConfig) -> None:

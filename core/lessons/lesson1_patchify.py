@@ -9,9 +9,10 @@ import numpy as np
 import torch
 
 from core.data.images import SYNTHETIC_IMAGES, as_batch, image_from_bytes, synthetic_image
+from core.lessons.controls import Control
 from core.lessons.exercise import Answer, Exercise
 from core.nn.patch_embed import compare_embeddings, seeded_linear_embed
-from core.nn.patchify import check_patch_size, patchify, unpatchify
+from core.nn.patchify import check_patch_size, patchify, unpatchify, valid_patch_sizes
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
@@ -46,6 +47,34 @@ class PatchifyConfig:
             raise ValueError(f"dtype must be one of {list(DTYPES)}, got {self.dtype!r}")
         if self.conv_stride is not None and not 1 <= self.conv_stride <= self.patch_size:
             raise ValueError(f"conv_stride must be in 1..{self.patch_size}, got {self.conv_stride}")
+
+
+IMAGE_SIZES = (8, 12, 16, 24, 32, 48, 64)  # the page's choices; the command line takes any size the config allows
+
+
+# The lesson's controls, each declared once: the page's widget (its key is the URL's parameter), the config field
+# and the command line's flag. The patch size's choices divide the image size, and the conv stride's are below the
+# patch size: their widgets' keys hold that size (``patch_32``), the command line takes any number, and the
+# config refuses one that does not fit, naming it.
+CONTROLS: tuple[Control, ...] = (
+    Control("size", "img_size", "Image size (H = W, pixels)", "select_slider", options=IMAGE_SIZES,
+            flag_name="--image-size", cli_type=int, cli_help="image side in pixels (H = W)"),
+    Control("patch", "patch_size", "Patch size P (divisors of the image size)", "select_slider",
+            choices=lambda size: valid_patch_sizes(size, size), depends_on="size", cli_type=int,
+            flag_name="--patch-size", cli_help="patch side P; it must divide the image size"),
+    Control("kind", "image", "Synthetic image", "selectbox", options=SYNTHETIC_IMAGES, flag_name="--image"),
+    Control("channels", "in_chans", "Channels", "radio", options=(1, 3), extra={"horizontal": True}),
+    Control("width", "embed_dim", "Embedding width D", "slider", bounds=(1, 64), flag_name="--embed-dim",
+            cli_type=int, cli_help="embedding width D"),
+    Control("weight_seed", "seed", "Weight seed", "number_input", bounds=(0, 10_000), flag_name="--seed",
+            cli_help="the linear map's weight seed"),
+    Control("dtype", "dtype", "Precision", "radio", options=("float64", "float32"), extra={"horizontal": True}),
+    Control("wrong_order", "wrong_flatten_order", "Flatten pixels-then-channels (wrong order)", "toggle",
+            flag_name="--wrong-flatten-order", cli_help="break it: flatten pixels-then-channels"),
+    Control("stride", "conv_stride", "Conv stride", "select_slider", choices=lambda p: range(1, p),
+            depends_on="patch", cli_type=int, flag_name="--conv-stride",
+            cli_help="break it: a conv stride below the patch size"),
+)
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,9 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 import torch
 
+from core.lessons.controls import Control
 from core.lessons.exercise import Answer, Exercise
-from core.models.prenorm_vit import VIT_PRESETS, PreNormViT, build_prenorm
+from core.models.prenorm_vit import POS_EMBEDS, VIT_PRESETS, PreNormViT, build_prenorm
 from core.nn import seeded
 from core.nn.patch_embed import linear_from_conv
 from core.nn.patchify import patchify, unpatchify
@@ -41,6 +42,19 @@ class SymmetryConfig:
         if self.preset not in VIT_PRESETS:
             raise ValueError(f"unknown preset {self.preset!r}; choose one of {list(VIT_PRESETS)}")
         return replace(VIT_PRESETS[self.preset], pos_embed=self.pos_embed)
+
+
+# The lesson's model controls, each declared once: the page's widget (its key is the URL's parameter), the config
+# field and the command line's flag (``verify`` and ``attention`` share them)
+CONTROLS: tuple[Control, ...] = (
+    Control("positions", "pos_embed", "Positional encoding", "selectbox", options=POS_EMBEDS, flag_name="--pos-embed",
+            help="none · learned (random, untrained) · sincos (the lesson's 1-D table) · sincos2d. The image stays "
+                 "the same whichever you pick: only the model changes"),
+    Control("preset", "preset", "Preset", "selectbox", options=tuple(VIT_PRESETS),
+            cli_help="model size (default: the seed's)"),
+    Control("model_seed", "seed", "Weight seed (13 = the reference ViT's)", "number_input", bounds=(0, 10_000),
+            flag_name="--seed", cli_help="weight seed (13: the seed module's torch.manual_seed)"),
+)
 
 
 # ---------------------------------------------------------------- typed results
