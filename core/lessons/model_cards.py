@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from core.models.registry import REGISTRY
 
-GROUPS = ("baseline", "data", "positions", "tokens", "attention", "pooling", "the CNN side")
+GROUPS = ("baseline", "data", "positions", "tokens", "attention", "pooling", "anti-aliasing", "the CNN side")
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,14 @@ CARDS: dict[str, Card] = {
              ' *shown the test positions*. It tests data, not architecture.'),
         source='Steiner et al. 2021, arXiv:2106.10270 ("How to train your ViT?").',
         reported='Augmentation and regularization were worth about ten times more training data for ViTs.'),
+    'vit-nopos': Card('ViT, no positions', '#33bbee', group='positions',
+        what="The lesson's ViT with its position table removed; nothing else changed (the class token stays).",
+        why=('Without positions the encoder cannot tell where a patch was: whole-patch moves only reorder the '
+             'tokens, and attention with a class-token head gives the same answer for any order (lesson 2). '
+             'Moves by part of a patch still change the tokens.'),
+        source='Dosovitskiy et al. 2021, ICLR, appendix D.4 (positional embedding ablation).',
+        reported=('Without any position embedding ViT was clearly worse on ImageNet; 1-D, 2-D and relative tables '
+                  'differed little.')),
     'vit-nopos-avg': Card('ViT, no positions, mean pool', '#56b4e9', group='positions',
         what='No position table at all, and the head reads the mean of the patch tokens (no class token).',
         why=('Without positions a transformer is permutation-invariant (lesson 2): whole-patch moves cannot '
@@ -118,6 +126,26 @@ CARDS: dict[str, Card] = {
         why="The CNN's trick inside a ViT: only the strongest response anywhere survives.",
         source="The lesson's CNN (no paper tests it in a ViT that we know of).",
         reported='—'),
+    'vit-blur': Card('ViT, blurred before patches', '#ee7733', group='anti-aliasing',
+        what=("A fixed binomial blur (P+1 taps: 1-4-6-4-1 for 4×4 patches, no weights) on the image before it is "
+              'cut into patches.'),
+        why=('Cutting patches samples the image every P pixels, so a shape moved by part of a patch falls on the '
+             'grid differently (aliasing). Blurring first should make the tokens change more smoothly with such '
+             'moves; it cannot make whole-patch moves matter less, and it loses fine detail.'),
+        source=('Zhang 2019, ICML, arXiv:1904.11486 (anti-aliasing before subsampling); Azulay & Weiss 2019, '
+                'JMLR, arXiv:1805.12177 (why strided sampling breaks shift invariance).'),
+        reported=('Both on CNNs, not ViTs: Azulay & Weiss found that moving an image by a few pixels could change '
+                  "a CNN's answer; Zhang's blur before subsampling made ImageNet CNNs more consistent under shifts "
+                  'and slightly more accurate.')),
+    'cnn-blurpool': Card('CNN, blur pool', '#004488', group='anti-aliasing',
+        what=("The CNN's 2×2 max pool becomes Zhang's MaxBlurPool: the max at stride 1, then a fixed [1, 2, 1] "
+              'blur at stride 2 (no weights: the same weights as the CNN).'),
+        why=('The stride-2 pool keeps one position in two, so the features see even and odd moves differently. '
+             'Blurring before subsampling should make them less sensitive to a one-pixel move; the stride is '
+             'still 2, so it is not exactly invariant.'),
+        source='Zhang 2019, ICML, arXiv:1904.11486; Azulay & Weiss 2019, JMLR, arXiv:1805.12177.',
+        reported=('Anti-aliased pooling made ImageNet CNNs (ResNet, DenseNet, MobileNet among them) more '
+                  'consistent under shifts and slightly more accurate.')),
     'cnn-avg': Card('CNN, global average pool', '#6699cc', group='the CNN side',
         what='The CNN with a global *average* pool instead of max.',
         why='Still position-free: an average over positions does not care where the response is.',
@@ -138,6 +166,11 @@ CARDS: dict[str, Card] = {
                   'invariance and data efficiency on small datasets.')),
     'vit-prenorm': Card('ViT (pre-norm, configurable)', '#009e73'),
     'mlp': Card('MLP (flatten + hidden layer)', '#7a5195'),
+    'linear': Card('Linear (one weight per pixel)', '#997700',
+        what='Flatten the image, one linear layer to the logits: every pixel read with a weight of its own.',
+        why=('Not a remedy, a control: nothing is shared across positions, so a shape at pixels no training image '
+             'lit meets weights that never learned from it.'),
+        source='A linear classifier of the pixels (our control; no paper).'),
 }
 # Lesson 4's bench: every model with a group, in the order above
 BENCH = tuple(name for name, c in CARDS.items() if c.group)

@@ -17,6 +17,8 @@ difference in generalization can be put down to that one thing (lesson 4's bench
 - ``tokens``: how a token is cut. "patch" the lesson's P×P patches; "overlap" a strided conv whose windows
   reach P/2 into every neighbour; "spt" shifted patch tokenization (``spt``); "stem" a 3×3 conv + ReLU stem
   before the patches (the lesson's hybrid, exercise 3).
+- ``blur``: a fixed (P+1)-tap binomial blur of the image before it is cut at stride P (anti-aliasing, Zhang
+  2019; ``core.nn.blur``): no weights, so the state_dict is the unblurred model's.
 - ``attention``: "global" the lesson's; "lsa" locality self-attention (``lsa``).
 - ``global_pool``: what the head reads. "token" the class token; "avg" the mean of the patch tokens; "max"
   each feature's maximum over the patches (the CNN's global max pool, inside a ViT).
@@ -40,6 +42,7 @@ import torch.nn.functional as F
 
 from core.nn import seeded
 from core.nn.augment import RandomShift
+from core.nn.blur import Blur
 from core.nn.lsa import LearnedTemperature, diagonal_mask
 from core.nn.patchify import check_patch_size, patchify
 from core.nn.pos_embed import check_sincos2d, sincos_1d, sincos_2d
@@ -61,6 +64,7 @@ class ViTVariant:
     pos_embed: VariantPos = "sincos"
     pos_scale: float = 1.0
     tokens: VariantTokens = "patch"
+    blur: bool = False
     attention: VariantAttention = "global"
     global_pool: VariantPool = "token"
     max_shift: int = 0
@@ -211,6 +215,8 @@ class PostNormViT(nn.Module):
         if v.attention == "lsa":
             self.temperatures = nn.ModuleList(LearnedTemperature(embed_dim // num_heads) for _ in range(depth))
             self.register_buffer("mask", diagonal_mask(T), persistent=False)  # (1, T, T)
+        # Zero padding: the lesson's background is black, and so is the world beyond the canvas (core.nn.blur)
+        self.blur = Blur(in_chans, patch_size + 1, padding="zeros") if v.blur else nn.Identity()
         self.augment = (RandomShift(v.max_shift, generator=seeded.generator(int(torch.randint(2**62, (1,),
                                                                                                generator=g))))
                         if v.max_shift else nn.Identity())
@@ -226,6 +232,9 @@ class PostNormViT(nn.Module):
         """(B, C, H, W) -> (B, N, D) patch tokens, cut as the variant says, before any position is added."""
         B, C, H, W = x.shape
         kind = self.variant.tokens
+        # the image low-passed before any stride-P cut samples it (identity unless the variant blurs): a pattern
+        # moved by part of a patch then changes the samples less
+        x = self.blur(x)
         if kind == "overlap":
             return self.conv_embed(x).flatten(2).transpose(1, 2)  # (B, D, G, G) -> (B, N, D)
         if kind == "spt":

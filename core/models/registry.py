@@ -15,8 +15,8 @@ from dataclasses import dataclass, fields
 import torch
 import torch.nn as nn
 
-from core.models.cnn import CNNClassifier
-from core.models.mlp import MLP_HIDDEN, FlattenMLP
+from core.models.cnn import POOL_STRIDE, CNNClassifier
+from core.models.mlp import MLP_HIDDEN, FlattenMLP, LinearPixels
 from core.models.model_config import ModelConfig
 from core.models.postnorm_vit import PostNormViT, ViTVariant
 from core.models.prenorm_vit import PreNormConfig, PreNormViT
@@ -37,6 +37,9 @@ class ModelSpec:
     activation_bytes: Callable[[ModelConfig, int], int]  # one image in a training step, roughly
     safety: float  # measured step memory / activation_bytes, rounded up: keeps the estimate an upper bound
     flops: Callable[[ModelConfig, int], float]  # one image, forward and backward
+    # (settings, img_size) -> the step between the positions at which the model samples its input before
+    # anything pools over position: a pattern moved by a multiple of it meets the same sampling grid
+    stride: Callable[[ModelConfig, int], int]
     check: Callable[[ModelConfig, int], None] = lambda m, size: None  # extra validation, one-line ValueError
 
     def __post_init__(self) -> None:
@@ -72,6 +75,22 @@ def build(name: str, m: ModelConfig, img_size: int, seed: int, outputs: int = 1)
     return spec(name).build(m, img_size, seeded.generator(seed), outputs)
 
 
+# ---------------------------------------------------------------- sampling strides
+def patch_stride(m: ModelConfig, size: int) -> int:
+    """A ViT's: one token per P×P patch (also when a stem or overlapping windows come first: the grid is P's)."""
+    return m.patch_size
+
+
+def cnn_stride(m: ModelConfig, size: int) -> int:
+    """The CNN's: its convolutions slide by 1, its one subsampling (max pool, or blur pool) keeps every 2nd."""
+    return POOL_STRIDE
+
+
+def whole_image(m: ModelConfig, size: int) -> int:
+    """A flatten model's: no grid shared across positions; every pixel has weights of its own."""
+    return size
+
+
 # ---------------------------------------------------------------- cost estimates
 def transformer_activation(m: ModelConfig, size: int, stem: int = 0) -> int:
     T = m.num_tokens(size)
@@ -94,6 +113,20 @@ def cnn_flops(m: ModelConfig, size: int) -> float:
 
 def cnn_activation(m: ModelConfig, size: int) -> int:
     return size**2 * (8 * 4 + 16 * 2) * 4
+
+
+def blurpool_cnn_flops(m: ModelConfig, size: int) -> float:
+    """The CNN's, and the blur pool's 3×3 filter over 8 channels at every kept position."""
+    return cnn_flops(m, size) + 3.0 * 2 * 9 * 8 * (size // 2) ** 2
+
+
+def blurpool_cnn_activation(m: ModelConfig, size: int) -> int:
+    """The CNN's, and the blur pool's full-size max map (8 channels), kept for the backward pass."""
+    return cnn_activation(m, size) + size**2 * 8 * 4
+
+
+def linear_flops(m: ModelConfig, size: int) -> float:
+    return 3.0 * 2 * size * size * IN_CHANS
 
 
 def check_patch(m: ModelConfig, size: int) -> None:
@@ -131,26 +164,31 @@ LESSON_VIT_FIELDS = VIT_FIELDS + ("attn_impl", "pos_scale")  # and the lesson's 
 register(ModelSpec(
     name="vit", transformer=True, uses=LESSON_VIT_FIELDS,
     build=lambda m, size, g, outputs: postnorm_vit(m, size, g, outputs, _lesson_variant(m)),
-    activation_bytes=transformer_activation, safety=1.4, flops=transformer_flops,
+    activation_bytes=transformer_activation, safety=1.4, flops=transformer_flops, stride=patch_stride,
     check=check_patch))
 register(ModelSpec(
     name="cnn", transformer=False, uses=(),
     build=lambda m, size, g, outputs: CNNClassifier(IN_CHANS, generator=g, nhwc=True, num_classes=outputs),
-    activation_bytes=cnn_activation, safety=1.0, flops=cnn_flops))
+    activation_bytes=cnn_activation, safety=1.0, flops=cnn_flops, stride=cnn_stride))
 register(ModelSpec(
     name="hybrid", transformer=True,
     uses=LESSON_VIT_FIELDS + ("stem_channels",),
     build=lambda m, size, g, outputs: postnorm_vit(m, size, g, outputs, _lesson_variant(
         m, tokens="stem", stem_channels=m.stem_channels)),
     activation_bytes=lambda m, size: transformer_activation(m, size, m.stem_channels), safety=1.4,
-    flops=lambda m, size: transformer_flops(m, size, m.stem_channels), check=check_patch))
+    flops=lambda m, size: transformer_flops(m, size, m.stem_channels), stride=patch_stride, check=check_patch))
 register(ModelSpec(
     name="vit-prenorm", transformer=True,
     uses=("patch_size", "embed_dim", "num_heads", "depth", "pos_embed", "global_pool"),
     build=_prenorm_vit, activation_bytes=transformer_activation, safety=1.9, flops=transformer_flops,
-    check=lambda m, size: check_vit(m, size, m.pos_embed)))
+    stride=patch_stride, check=lambda m, size: check_vit(m, size, m.pos_embed)))
 register(ModelSpec(
     name="mlp", transformer=False, uses=(),
     build=lambda m, size, g, outputs: FlattenMLP(size, IN_CHANS, generator=g, num_classes=outputs),
     activation_bytes=lambda m, size: (size * size * IN_CHANS + 2 * MLP_HIDDEN) * 4 * 3, safety=2.0,
-    flops=lambda m, size: 3.0 * 2 * (size * size * IN_CHANS * MLP_HIDDEN + MLP_HIDDEN)))
+    flops=lambda m, size: 3.0 * 2 * (size * size * IN_CHANS * MLP_HIDDEN + MLP_HIDDEN), stride=whole_image))
+register(ModelSpec(
+    name="linear", transformer=False, uses=(),
+    build=lambda m, size, g, outputs: LinearPixels(size, IN_CHANS, generator=g, num_classes=outputs),
+    activation_bytes=lambda m, size: (size * size * IN_CHANS + 1) * 4 * 3, safety=2.0, flops=linear_flops,
+    stride=whole_image))

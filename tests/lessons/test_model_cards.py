@@ -28,6 +28,17 @@ def test_the_bench_s_cards_say_what_why_and_whose():
         Card("x", "#000000", group="data", what="w")
 
 
+def test_the_anti_aliased_models_and_the_no_position_vit_are_on_the_bench_and_the_linear_control_is_not():
+    assert CARDS["cnn-blurpool"].group == CARDS["vit-blur"].group == "anti-aliasing"
+    assert CARDS["vit-nopos"].group == "positions"
+    for name in ("cnn-blurpool", "vit-blur"):
+        assert "1904.11486" in CARDS[name].source and "1805.12177" in CARDS[name].source
+        assert "should" in CARDS[name].why  # an expectation, not a result: nothing measured yet
+    assert CARDS["linear"].group == "" and "linear" not in BENCH and CARDS["linear"].what and CARDS["linear"].why
+    groups = [CARDS[name].group for name in BENCH]
+    assert groups == sorted(groups, key=GROUPS.index)  # the bench is in GROUPS's order, a group's cards together
+
+
 def test_no_card_no_label_and_no_colour_is_in_the_training_fingerprint(tmp_path):
     """Editing a card re-trains nothing; editing a model's forward does (a scratch copy of the code)."""
     assert "core.lessons.model_cards" not in import_closure()

@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 import torch
 
@@ -64,7 +65,8 @@ def test_overlapping_patches_keep_the_grid_and_reach_into_neighbours(patch_size)
 
 
 @pytest.mark.parametrize("variant", [ViTVariant(pos_embed=p) for p in ("none", "learned", "sincos2d", "relative")]
-                         + [ViTVariant(tokens=t) for t in ("overlap", "spt")] + [ViTVariant(attention="lsa"),
+                         + [ViTVariant(tokens=t) for t in ("overlap", "spt")] + [ViTVariant(blur=True),
+                         ViTVariant(blur=True, tokens="stem"), ViTVariant(attention="lsa"),
                          ViTVariant(global_pool="avg"), ViTVariant(global_pool="max"), ViTVariant(max_shift=2)])
 def test_every_variant_trains_one_step_and_answers_one_logit(variant):
     model = PostNormViT(variant=variant, generator=seeded.generator(0))
@@ -90,3 +92,51 @@ def test_bad_variants_are_refused_with_the_offending_value():
         ViTVariant(attn_impl="fastt")
     with pytest.raises(ValueError, match="embed_dim divisible by 4, got 30"):
         PostNormViT(embed_dim=30, num_heads=3, variant=ViTVariant(pos_embed="sincos2d"), generator=seeded.generator(0))
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+@pytest.mark.parametrize("patch_size,num_classes", [(4, 1), (2, 10), (8, 1)])
+def test_the_blurred_vit_has_the_plain_vits_state_dict_key_for_key(seed, patch_size, num_classes):
+    plain = PostNormViT(patch_size=patch_size, generator=seeded.generator(seed), num_classes=num_classes)
+    blurred = PostNormViT(patch_size=patch_size, variant=ViTVariant(blur=True), generator=seeded.generator(seed),
+                          num_classes=num_classes)
+    assert list(blurred.state_dict()) == list(plain.state_dict())
+    assert all(torch.equal(a, b) for a, b in zip(blurred.state_dict().values(), plain.state_dict().values(),
+                                                   strict=True))
+    assert blurred.blur.taps == patch_size + 1 and blurred.blur.padding == "zeros"
+
+
+def test_the_blur_comes_before_the_patches_and_keeps_the_image_size():
+    plain = PostNormViT(generator=seeded.generator(0)).eval()
+    blurred = PostNormViT(variant=ViTVariant(blur=True), generator=seeded.generator(0)).eval()
+    x = torch.rand(3, 1, 16, 16)
+    assert blurred.blur(x).shape == x.shape
+    torch.testing.assert_close(blurred.tokens(x), plain.tokens(blurred.blur(x)))
+    torch.testing.assert_close(blurred(x), plain(blurred.blur(x)))
+    assert not torch.allclose(blurred(x), plain(x))
+
+
+@pytest.mark.parametrize("num_classes,shape", [(1, (4,)), (10, (4, 10))])
+def test_the_blurred_vit_answers_random_images_and_digits_in_float32(num_classes, shape):
+    from core.data.digits import load, place
+    images, _ = load()
+    digits = torch.from_numpy(np.stack([place(images[i], 4 + 2 * i, 11 - i, 16) for i in range(4)]))[:, None]
+    model = PostNormViT(variant=ViTVariant(blur=True), generator=seeded.generator(0), num_classes=num_classes)
+    for x in (torch.rand(4, 1, 16, 16), digits):
+        out = model(x)
+        assert out.shape == shape and out.dtype == torch.float32 and torch.isfinite(out).all()
+
+
+def test_no_positions_with_the_class_token_is_the_lesson_vit_without_its_table():
+    plain = PostNormViT(generator=seeded.generator(0)).double().eval()
+    nopos = PostNormViT(variant=ViTVariant(pos_embed="none"), generator=seeded.generator(0)).double().eval()
+    assert nopos.pos_embed is None and nopos.cls_token is not None
+    mine, lesson = nopos.state_dict(), plain.state_dict()
+    assert list(mine) == [k for k in lesson if k != "pos_embed"]
+    assert all(torch.equal(mine[k], lesson[k]) for k in mine)
+    with torch.no_grad():
+        plain.pos_embed.zero_()  # the table gone: the same model
+    x = torch.rand(3, 1, 16, 16, dtype=torch.float64)
+    torch.testing.assert_close(nopos(x), plain(x))
+    moved = torch.roll(x, shifts=(4, -8), dims=(2, 3))  # whole patches: the tokens only change order
+    torch.testing.assert_close(nopos(moved), nopos(x))

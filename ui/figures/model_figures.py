@@ -138,7 +138,7 @@ def position_map_figure(grid: np.ndarray, centres: list[int], train_range: tuple
 # Light fills, one per remedy group (core.lessons.model_cards.GROUPS), so the bars' colour says what kind of change
 # each model is, and the dark numbers on them stay readable
 GROUP_FILLS = {"baseline": "#d1d5db", "data": "#a6cee3", "positions": "#b2df8a", "tokens": "#fdbf6f",
-               "attention": "#cab2d6", "pooling": "#fb9a99", "the CNN side": "#f6e58d"}
+               "attention": "#cab2d6", "pooling": "#fb9a99", "anti-aliasing": "#b3e2cd", "the CNN side": "#f6e58d"}
 
 
 @reused
@@ -336,14 +336,18 @@ def shift_figure(models: list[str], one: list[float], patch: list[float], patch_
     return fig
 
 
+SPLIT_SERIES = ("notebook split: unseen centres (whole-patch moves)", "phase split: new offsets (part-of-a-patch moves)")
+
+
 @reused
-def split_figure(models: list[str], whole: list, part: list, title: str, chance: float = 0.5) -> go.Figure:
-    """Each model's accuracy (mean, 95 % interval) at the notebook split's unseen centres (whole-patch moves) and at
-    the phase split's new offsets (moves by part of a patch). ``whole``, ``part``: Intervals or None."""
-    names = [label(m) for m in models]
+def split_figure(models: list[str], whole: list, part: list, title: str, chance: float = 0.5,
+                 series: tuple[str, str] = SPLIT_SERIES, names: list[str] | None = None) -> go.Figure:
+    """Each model's accuracy (mean, 95 % interval) on two measures, by default at the notebook split's unseen
+    centres (whole-patch moves) and at the phase split's new offsets (moves by part of a patch). ``whole``,
+    ``part``: Intervals or None; ``series``: the two measures' names; ``names``: the models' (default: labels)."""
+    names = names or [label(m) for m in models]
     fig = go.Figure()
-    for ivs, name, pattern in ((whole, "notebook split: unseen centres (whole-patch moves)", ""),
-                               (part, "phase split: new offsets (part-of-a-patch moves)", "/")):
+    for ivs, name, pattern in ((whole, series[0], ""), (part, series[1], "/")):
         mean = [np.nan if iv is None else iv.mean for iv in ivs]
         fig.add_trace(go.Bar(y=names, x=mean, orientation="h", name=name, marker_color=[color(m) for m in models],
                              marker_pattern_shape=pattern, text=[f"{v:.0%}" if v == v else "" for v in mean],
