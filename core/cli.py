@@ -239,7 +239,7 @@ def cmd_digits(args: argparse.Namespace) -> dict:
 
 
 def cmd_equivariance(args: argparse.Namespace) -> dict:
-    from core.inspect.equivariance import shift_responses
+    from core.inspect.equivariance import shift_consistency, shift_responses
     from core.lessons.shipped import SHIPPED_CONFIGS, load_fresh_shipped
 
     cfg = SHIPPED_CONFIGS[args.preset]
@@ -251,8 +251,38 @@ def cmd_equivariance(args: argparse.Namespace) -> dict:
     pixels = tuple(args.pixels) if args.pixels else None
     if pixels and not all(1 <= n < cfg.data.img_size for n in pixels):
         raise ValueError(f"--pixels must be in 1..{cfg.data.img_size - 1}, got {list(pixels)}")
+    consistency = shift_consistency(result, (args.seed,))
     return {"preset": args.preset, "seed": args.seed,
-            "responses": [asdict(r) for r in shift_responses(result, args.seed, pixels)]}
+            "responses": [asdict(r) for r in shift_responses(result, args.seed, pixels)],
+            "consistency": [asdict(r) for r in consistency] if args.json else _consistency_lines(consistency)}
+
+
+def _consistency_lines(rows) -> str:
+    """The shift consistency as text: per model and axis, each phase's move k→k+1 with its share and pairs."""
+    lines: dict[str, list[str]] = {}
+    for r in rows:
+        share = "n/a" if r.same is None else f"{r.same:.0%}"
+        lines.setdefault(f"{r.model} seed {r.seed} {r.axis} (stride {r.stride})", []).append(
+            f"{r.phase}→{(r.phase + 1) % r.stride} {share} of {r.pairs}")
+    return "same answer after a 1-pixel move, per phase" + "".join(
+        f"\n  {what}: " + ", ".join(moves) for what, moves in lines.items())
+
+
+def cmd_census(args: argparse.Namespace) -> dict:
+    from core.engine.results.run_result import summary
+    from core.inspect.census import census
+    from core.lessons.shipped import SHIPPED_CONFIGS, load_fresh_shipped
+    from core.lessons.why_below_chance import notes
+
+    cfg = SHIPPED_CONFIGS[args.preset]
+    result = load_fresh_shipped().get(cfg)
+    if result is None:
+        raise ValueError(f"the {args.preset} run is not shipped for this code: python -m scripts.precompute {args.preset}")
+    c = census(result)
+    accuracies = {m: s.test_mean for m, s in summary(result).items()}
+    said = notes(c, accuracies, cfg.data.kind.chance)
+    return {"preset": args.preset, **asdict(c), "test_accuracy": accuracies,
+            "notes": said if args.json else "".join(f"\n  {n}" for n in said)}
 
 
 def _probed_run(args: argparse.Namespace):
@@ -407,13 +437,25 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Every model of a shipped run (trained at --seed, and as it started) answers the "
                                    "map's images, then the same images moved right and down by 1 pixel and by one "
                                    "patch: the share of answers that change, the change of the true class's "
-                                   "probability, and of the patch tokens (as a set) or the CNN's feature maps. "
-                                   "Forward passes only.")
+                                   "probability, and of the patch tokens (as a set) or the CNN's feature maps; "
+                                   "then each trained model's shift consistency: the share of answers that stay the "
+                                   "same after a 1-pixel move, per phase of its sampling stride. Forward passes only.")
     p.add_argument("--preset", default="lesson", choices=list(SHIPPED))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--pixels", type=int, nargs="+", help="the moves in pixels (default: 1 and the patch size)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_equivariance)
+
+    p = sub.add_parser("census", help="why below chance: which test patches occur in training, a nearest-patch vote, "
+                                      "the ink-count baseline",
+                       description="Over a shipped run's own training and test images, cut into the ViT's patches: "
+                                   "where each test class's inked patches occur in training (never, only in another "
+                                   "class, only in its own, in both), a nearest-patch vote that ignores positions, "
+                                   "and the total ink thresholded once on the training images. Exact counts; no "
+                                   "model is run.")
+    p.add_argument("--preset", default="splits-phase", choices=list(SHIPPED))
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_census)
 
     p = sub.add_parser("worker", help="train the app's queued runs (on Redis: VITLAB_REDIS_URL)",
                        description="Take training jobs from the Redis that the app's replicas share "

@@ -239,3 +239,71 @@ def test_every_command_line_error_is_one_line_naming_the_value(words):
     assert p.stderr.startswith("error: ") and "usage:" not in p.stderr and words[-1] in p.stderr
     if words[0] == "generalization" and words[1] == "--frobnicate":
         assert p.stderr.startswith("error: generalization: unrecognized arguments: --frobnicate 3")
+
+
+@pytest.fixture(scope="module")
+def phase_run():
+    """A small phase-split run trained here (seconds): what the census and the shift consistency read, whether
+    or not the shipped results are fresh for this code."""
+    from core.data.data_config import DataConfig
+    from core.engine.running.run import run
+    from core.engine.setting.run_config import GeneralizationConfig, TrainConfig
+    from core.models.model_config import ModelConfig
+
+    return run(GeneralizationConfig(models=("vit", "cnn"), model=ModelConfig(embed_dim=16, num_heads=2, depth=1),
+                                    data=DataConfig(n_train=60, n_test=40, train_range=(3, 12), phases=(0, 1, 2)),
+                                    train=TrainConfig(epochs=5, seeds=(0,))), workers=0)
+
+
+def shipped_as(monkeypatch, preset: str, result) -> None:
+    """The shipped results, as the commands read them, holding ``result`` for ``preset`` alone (None: nothing)."""
+    from core.lessons import shipped
+
+    runs = {} if result is None else {shipped.SHIPPED_CONFIGS[preset]: result}
+    monkeypatch.setattr(shipped, "load_fresh_shipped", lambda: runs)
+
+
+def test_census_prints_the_census_the_vote_the_ink_baseline_and_notes(monkeypatch, capsys, phase_run):
+    from core.cli import main
+
+    shipped_as(monkeypatch, "splits-phase", phase_run)
+    assert main(["census", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["preset"] == "splits-phase" and out["patch_size"] == 4 and out["test_images"] == 40
+    assert [c["name"] for c in out["classes"]] == ["plus", "circle"]
+    assert set(out["classes"][0]) == {"name", "images", "patches", "never", "other_only", "same_only", "both"}
+    assert set(out["vote"]) == {"accuracy", "per_class", "ties", "unvoted"} and out["ink"]["accuracy"] == 1.0
+    assert set(out["test_accuracy"]) == {"vit", "cnn"} and any("never occur" in n for n in out["notes"])
+    assert main(["census"]) == 0
+    text = capsys.readouterr().out
+    assert "\nnotes: \n  Over the run's 40 test images" in text and "\nink: {'threshold': 31.0" in text
+
+
+def test_census_and_equivariance_refuse_a_run_not_fresh_for_this_code_in_one_line(monkeypatch, capsys):
+    from core.cli import main
+
+    shipped_as(monkeypatch, "splits-phase", None)  # what a stale shipped run reads as
+    for words in (["census"], ["equivariance", "--preset", "splits-phase"]):
+        assert main(words) == 2
+        err = capsys.readouterr().err
+        assert err == "error: the splits-phase run is not shipped for this code: python -m scripts.precompute " \
+                      "splits-phase\n"
+    p = run_cli("census", "--preset", "nope")
+    assert p.returncode == 2 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1
+    assert "census: argument --preset: invalid choice: 'nope'" in p.stderr
+
+
+def test_equivariance_prints_the_shift_consistency_per_model_and_phase(monkeypatch, capsys, phase_run):
+    from core.cli import main
+
+    shipped_as(monkeypatch, "lesson", phase_run)
+    assert main(["equivariance", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = out["consistency"]
+    assert {(r["model"], r["axis"], r["phase"]) for r in rows} == {
+        (m, a, k) for m, s in (("vit", 4), ("cnn", 2)) for a in ("x", "y") for k in range(s)}
+    assert all(r["seed"] == 0 and r["pairs"] > 0 for r in rows) and out["responses"]
+    assert main(["equivariance"]) == 0
+    text = capsys.readouterr().out
+    assert "consistency: same answer after a 1-pixel move, per phase\n  vit seed 0 x (stride 4): 0→1 " in text
+    assert "\n  cnn seed 0 y (stride 2): 0→1 " in text and "3→0 " in text

@@ -10,19 +10,29 @@ is. Forward passes only: a trained run's models answer at once.
 
 The moves are exact: an image moves only where its pattern stays inside the canvas (the columns or rows that
 roll around are blank), so the moved image is the same pattern drawn elsewhere.
+
+Shift consistency (Zhang 2019, "Making Convolutional Networks Shift-Invariant Again") asks the same of the answer
+alone, one phase at a time: a model that samples its input every s pixels (a ViT's patch, the CNN's stride-2 pool)
+sees a move from offset k to k + 1 within that stride differently for each k (the offset: the pattern's centre
+coordinate mod s). The share of images whose answer stays the same, per phase, says which moves the model's
+sampling turned into new inputs for it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 import torch.nn as nn
 
 from core.engine.results.run_result import RunResult
 from core.inspect.trained_model import class_probabilities, run_data, shared_model, untrained_model
+from core.models.registry import spec
 
 AXES = {"x": -1, "y": -2}
+CENTRE_COLUMN = {"x": 0, "y": 1}  # where each axis's coordinate sits in a (cx, cy) centre
+BATCH = 1024  # images per forward pass: bounds the activations of a large map (lesson 5's digits)
 
 
 @dataclass(frozen=True)
@@ -113,4 +123,65 @@ def shift_responses(result: RunResult, seed: int, pixels: tuple[int, ...] | None
             for axis in AXES:
                 for n in pixels:
                     out.append(shift_response(model, data.grid_X, data.grid_y, axis, n, name, seed, trained))
+    return out
+
+
+@dataclass(frozen=True)
+class ShiftConsistency:
+    """One trained model at one seed: how often its answer stays the same when the map's images move by one pixel
+    along ``axis`` from offset ``phase`` to the next within its sampling stride."""
+
+    model: str
+    seed: int
+    axis: str  # "x" (right) or "y" (down)
+    stride: int  # s: the model's sampling stride in pixels
+    phase: int  # k: the move goes from offset k to k + 1 (mod s), the offset being the centre coordinate mod s
+    same: float | None  # share of the pairs whose predicted class is the same before and after; None: no pair
+    pairs: int  # map images at that offset whose pattern still fits the canvas after the move
+
+
+def sampling_stride(result: RunResult, name: str) -> int:
+    """The step at which model ``name`` samples its input: a ViT's patch, the CNN's pool (the registry's own)."""
+    cfg = result.config
+    return spec(name).stride(cfg.model, cfg.data.img_size)
+
+
+def predicted(model: nn.Module, images: torch.Tensor) -> torch.Tensor:
+    """(B,) the class ``model`` gives each image, in batches of ``BATCH``."""
+    with torch.no_grad():
+        return torch.cat([class_probabilities(model(images[i:i + BATCH])).argmax(dim=1)
+                          for i in range(0, len(images), BATCH)]) if len(images) else torch.zeros(0, dtype=torch.long)
+
+
+def one_pixel_movable(centres: np.ndarray, fits: range, axis: str) -> np.ndarray:
+    """(n,) whether each image, its pattern centred at ``centres`` (n, 2) (cx, cy), still fits the canvas moved
+    one pixel along ``axis``: its centre plus one is a centre the dataset's patterns fit at."""
+    return np.isin(centres[:, CENTRE_COLUMN[axis]] + 1, np.asarray(fits))
+
+
+def shift_consistency(result: RunResult, seeds: tuple[int, ...] | None = None) -> list[ShiftConsistency]:
+    """Every trained model of ``result`` at each of ``seeds`` (default: the run's) with weights kept: on the map's
+    images (every class at every centre), the share whose answer is the same after a one-pixel move, for each
+    phase of the model's sampling stride, along x and along y."""
+    d = result.config.data
+    data = run_data(d)  # the run's images, made once and shared
+    fits = d.kind.centres(d.img_size)
+    out = []
+    for name in result.config.models:
+        stride = sampling_stride(result, name)
+        for seed in seeds if seeds is not None else result.config.train.seeds:
+            if f"{name}/{seed}" not in result.weights:
+                continue
+            model = shared_model(result, name, seed)
+            before = predicted(model, data.grid_X)  # (N,)
+            for axis in AXES:
+                keep = torch.from_numpy(one_pixel_movable(data.grid_centres, fits, axis))  # (N,)
+                after = torch.zeros_like(before)
+                after[keep] = predicted(model, moved(data.grid_X[keep], axis, 1))
+                offset = torch.from_numpy(data.grid_centres[:, CENTRE_COLUMN[axis]] % stride)  # (N,)
+                for phase in range(stride):
+                    pair = keep & (offset == phase)
+                    n = int(pair.sum())
+                    same = float((before[pair] == after[pair]).double().mean()) if n else None
+                    out.append(ShiftConsistency(name, seed, axis, stride, phase, same, n))
     return out
