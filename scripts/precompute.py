@@ -21,7 +21,8 @@ from core.lessons.lesson4_fixing_the_vit import POSITIONS_SWEEP, positions_base
 from core.lessons.shipped import SHIPPED, SHIPPED_CONFIGS, save_shipped, save_shipped_rows
 
 # The shipped sweeps: name -> (base, sweep)
-SWEEPS = {"remedies-positions": (positions_base, POSITIONS_SWEEP), "pos-scale": (pos_scale_base, POS_SCALE_SWEEP)}
+SWEEPS = {"remedies-positions": (positions_base, POSITIONS_SWEEP), "pos-scale": (pos_scale_base, POS_SCALE_SWEEP),
+          "pos-scale-where": (partial(pos_scale_base, "where"), POS_SCALE_SWEEP)}
 
 
 def main(names: list[str]) -> None:

@@ -10,7 +10,8 @@ scripts.compare_runs /tmp/before/results NAMES``), then restamp. A shipped resul
 keeps the numbers of the machine that made it: a ViT seed can land elsewhere on another host or thread count
 (docs/performance.md), so training again here would change shipped numbers that no code change moved.
 
-Weights are written again under this code's state-dict keys (a renamed parameter or buffer): each model's tensors,
+Only ``results/fingerprints.json`` changes, unless the stored files must: a result whose JSON this code writes
+otherwise (a new field) is written again, and weights are written again under this code's state-dict keys (a renamed parameter or buffer): each model's tensors,
 in order and unchanged, must match the model this code builds in number and shape, or the name is refused.
 """
 
@@ -25,7 +26,7 @@ import torch
 from core.engine.running.run import state_bytes
 from core.engine.setting.fingerprint import code_fingerprint
 from core.engine.setting.run_config import GeneralizationConfig
-from core.lessons.shipped import SHIPPED_CONFIGS, load_shipped, save_shipped, shipped_path
+from core.lessons.shipped import SHIPPED_CONFIGS, load_shipped, save_shipped, shipped_path, stamp
 from core.models import registry
 
 
@@ -44,19 +45,25 @@ def relayout(run: str, weights: bytes, cfg: GeneralizationConfig) -> bytes:
 
 
 def restamp(name: str) -> None:
+    path = shipped_path(name)
+    text = path.read_text()
     if name in SHIPPED_CONFIGS:
         result, _ = load_shipped(name)
         if result.config != SHIPPED_CONFIGS[name]:
             raise SystemExit(f"{name}: the file holds another config than the preset's: precompute it instead")
+        weights = {run: relayout(run, w, result.config) for run, w in result.weights.items()}
         result.origin = "live"  # as a fresh run is saved; load_shipped marks it shipped again
-        result.weights = {run: relayout(run, w, result.config) for run, w in result.weights.items()}
-        save_shipped(name, result)
-        return
-    path = shipped_path(name)
-    data = json.loads(path.read_text())
-    data["base"] = GeneralizationConfig.from_json(data["base"]).to_json()
-    data["fingerprint"] = code_fingerprint()
-    path.write_text(json.dumps(data, separators=(",", ":"), allow_nan=False))
+        again = json.dumps({"preset": name, "result": result.to_json()}, separators=(",", ":"), allow_nan=False)
+        if again != text or weights != result.weights:
+            result.weights = weights
+            save_shipped(name, result)
+    else:
+        data = json.loads(text)
+        data = {"name": data["name"], "base": GeneralizationConfig.from_json(data["base"]).to_json(), "rows": data["rows"]}
+        again = json.dumps(data, separators=(",", ":"), allow_nan=False)
+        if again != text:
+            path.write_text(again)
+    stamp(name)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,13 @@ TERMS: dict[str, str] = {
                                 "map moves the same way. A stride-1 convolution is equivariant to every 1-pixel move "
                                 "(away from the borders); a stride-P patchify only to moves by whole patches (P "
                                 "pixels), which turn into the same tokens, reordered (lessons 1 and 2).",
+    "sampling stride": "How far apart a model samples its input before anything pools over position: a ViT's "
+                       "patch size (its tokens start every P pixels), a CNN's pooling step (the lab's: 2). A move "
+                       "by whole strides only reorders what the model samples; a move by part of one gives it "
+                       "new samples.",
+    "anti-aliasing": "Blurring before subsampling, so that what a model samples changes smoothly when the image "
+                     "moves by part of a stride (Zhang 2019, blur-pool CNNs; Azulay & Weiss 2019). The lab's "
+                     "blurred models keep their plain twins' weights: the blur is fixed, not learned.",
     "seen and unseen positions": "The shape's centre during training (seen) and during testing (unseen): the "
                                  "test asks whether a model recognises a shape at a place it never saw it.",
     "chance": "What guessing scores: 50 % on a two-class test, 10 % on ten digits. A model *at* chance need not "

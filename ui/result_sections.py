@@ -36,8 +36,10 @@ def the_split(cfg: GeneralizationConfig) -> None:
     kind = d.kind
     seen, unseen = (sum(d.train_range) // 2,) * 2, (d.test_range[0],) * 2
     images, captions = [], []
-    for (cx, cy), where in ((seen, "in training"), (unseen, "unseen: test")):
+    for (cx, cy), where, positions in ((seen, "in training", d.train_positions), (unseen, "unseen: test", d.test_positions)):
         for index in (0, 1):
+            if kind.place is not None:  # the label is the place: a centre that gives this class
+                cx, cy = next(c for c in positions if kind.place(*c, d.img_size) == index)
             images.append(kind.example(d.data_seed, index, cx, cy, d.img_size))
             captions.append(f"{kind.name_of(index)} at ({cx}, {cy})<br>{where}")
     chart(image_figures.image_gallery(
@@ -169,7 +171,8 @@ def accuracy_and_curves(result: RunResult) -> None:
 
 def generalization_maps(cfg: GeneralizationConfig, result: RunResult) -> None:
     kind = cfg.data.kind
-    two = len(kind.classes) == 2  # two classes: a map each; more: one map of every class
+    # two classes: a map each; more, or a label that is the place (each centre has one class): one map of every class
+    two = len(kind.classes) == 2 and kind.place is None
     st.caption(("Each class" if two else f"Five test images of each of the {len(kind.classes)} classes")
                + " at every centre where it fits, classified by the trained models (mean over seeds; the "
                "number in each cell is the accuracy there). Solid outline: training centres. Dashed: the test "

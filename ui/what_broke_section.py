@@ -11,12 +11,23 @@ import streamlit as st
 from core.engine.results.behaviour import split_structure
 from core.engine.results.run_result import RunResult
 from core.engine.results.verdict import verdicts
-from core.inspect.equivariance import shift_responses
+from core.inspect.census import census
+from core.inspect.equivariance import shift_consistency, shift_responses
 from core.inspect.position_scale import scales
 from core.inspect.trained_model import run_data, shared_model, untrained_model
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from core.lessons.lesson4_fixing_the_vit import BENCH
-from core.lessons.what_broke import scale_notes, scale_points, shift_notes, split_notes, split_rows
+from core.lessons.what_broke import (
+    held_out_words,
+    scale_notes,
+    scale_points,
+    shift_notes,
+    split_notes,
+    split_rows,
+    stride_notes,
+    stride_rows,
+)
+from core.lessons.why_below_chance import notes as census_notes
 from ui.figures import model_figures
 from ui.glossary import term
 from ui.prediction_gate import predict_before
@@ -24,6 +35,8 @@ from ui.server_runs import run_id
 from ui.widgets import bullets, chart, static_table
 
 ALPHA_OPTIONS = ("Near chance, as at α = 1", "Clearly above chance", "Clearly below chance")
+STRIDE_OPTIONS = ("Both families drop, and the blur brings each back", "Only the ViTs drop",
+                  "Only the CNNs drop", "Neither drops")
 SPLIT_OPTIONS = ("Both stay near their whole-patch accuracy", "The CNN holds, the ViT drops",
                  "The ViT holds, the CNN drops", "Both drop")
 
@@ -31,6 +44,29 @@ SPLIT_OPTIONS = ("Both stay near their whole-patch accuracy", "The CNN holds, th
 @st.cache_data(show_spinner=False, max_entries=8)
 def _shifts(cfg, identity: tuple, seed: int, _result: RunResult) -> list:
     return shift_responses(_result, seed)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _consistency(cfg, identity: tuple, _result: RunResult) -> pd.DataFrame:
+    """Each model's shift consistency (the share of answers unchanged by a 1-pixel move), per phase of its own
+    stride, over its seeds and both axes, as text."""
+    got: dict[tuple[str, int], dict[int, list[float]]] = {}
+    for r in shift_consistency(_result):
+        if r.same is not None:
+            got.setdefault((r.model, r.stride), {}).setdefault(r.phase, []).extend([r.same] * r.pairs)
+    return pd.DataFrame([{"model": f"{model_figures.label(m)} (stride {s})",
+                          **{f"offset {k}→{(k + 1) % s}": f"{np.mean(v):.0%}" for k, v in sorted(phases.items())}}
+                         for (m, s), phases in got.items()]).set_index("model").fillna("")
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _census_notes(cfg, identity: tuple, _result: RunResult) -> list[str]:
+    accuracies = {r.model: float(np.mean([q.test_acc for q in _result.rows if q.model == r.model]))
+                  for r in _result.rows if r.test_acc is not None}
+    try:
+        return census_notes(census(_result), accuracies, cfg.data.kind.chance)
+    except ValueError:  # no patch-based model in the run: nothing is cut into patches
+        return []
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -92,6 +128,12 @@ def what_broke(result: RunResult, lookup) -> None:
         patch = [float(np.mean([r.answer_changed for r in trained if r.model == m and r.pixels == P])) for m in models]
         chart(model_figures.shift_figure(models, one, patch, P, f"Answers changed by a move to the right (seed {seed})"))
     bullets(shift_notes(responses, P))
+    consistency = _consistency(cfg, run_id(result), result)
+    if not consistency.empty:
+        st.markdown("*Shift consistency* (Zhang 2019): how often a model's answer stays the same when an image moves "
+                    "by one pixel, from each offset within the model's own sampling stride to the next (every seed, "
+                    "both axes, the map's images).")
+        static_table(consistency, "Answers unchanged by a 1-pixel move, by offset within the stride")
 
     st.markdown(f"**4 · A move by part of a patch.** The notebook's test asks only for whole-patch moves. The *phase "
                 "split* trains the same seven models only at centres whose offset within a 4-pixel patch is 0, 1 or "
@@ -109,3 +151,37 @@ def what_broke(result: RunResult, lookup) -> None:
     chart(model_figures.split_figure([r.model for r in rows], [r.whole for r in rows], [r.part for r in rows],
                                      "Accuracy at whole-patch moves and at new offsets, five seeds each"))
     bullets(split_notes(rows, notebook.config.data, phase.config.data))
+    new_for_whom(phase, lookup(PRESETS["splits-odd"]))
+
+
+def new_for_whom(phase: RunResult, odd: RunResult | None) -> None:
+    """Part 5: the held-out offsets against each model's own sampling stride, with and without a blur."""
+    st.markdown(f"**5 · New for whom?** A ViT samples its image every {phase.config.model.patch_size} pixels (its "
+                "patches); the CNN every 2 (its max pool). Offset 3 is new for the first, but for the second it is "
+                "offset 1 moved by one pool step. The *odd split* holds out offsets 1 and 3: new for both. Each "
+                f"family also comes {term('anti-aliasing', 'anti-aliased')}: a fixed blur before it subsamples, the "
+                "same weights otherwise.")
+    if odd is None:
+        st.info("The odd split's run is not on this server: `python -m scripts.precompute splits-odd` makes it, or "
+                "pick its preset above and press Run.")
+        return
+    if not predict_before("stride", "Predict: with the odd offsets held out (new for both strides), the ViT, the CNN "
+                          "and their blurred twins…", STRIDE_OPTIONS, "Show both phase splits without predicting"):
+        return
+    runs = [stride_rows(phase), stride_rows(odd)]
+    models = [r.model for r in runs[1] if r.model in {q.model for q in runs[0]}]
+    by = [{r.model: r for r in rows} for rows in runs]
+    names = [f"{model_figures.label(m)} (stride {by[1][m].stride})" for m in models]
+    series = tuple(f"{held_out_words(rows[0].held_out)} held out" for rows in runs)
+    chart(model_figures.split_figure(models, [by[0][m].accuracy for m in models], [by[1][m].accuracy for m in models],
+                                     "Accuracy at the held-out offsets, by each model's sampling stride",
+                                     phase.config.data.kind.chance, series, names))
+    table = pd.DataFrame([{"model": n, **{f"{s}: new for its stride?": "yes" if b[m].new else "no"
+                                          for s, b in zip(series, by, strict=True)}}
+                          for m, n in zip(models, names, strict=True)]).set_index("model")
+    static_table(table, "Which held-out offsets are new for which model")
+    bullets(stride_notes(runs, phase.config.data.kind.chance))
+
+    st.markdown("**6 · Why below chance?** On the phase split the lesson's ViT mostly gives the *other* shape's "
+                "answer. What the test images offer a model that reads patches without their place, counted:")
+    bullets(_census_notes(phase.config, run_id(phase), phase))

@@ -44,6 +44,7 @@ class DataConfig:
         check_range(self.train_range, kind.centres(self.img_size), self.img_size, kind.pattern, "training position range")
         if self.phases:
             self._check_phases(kind)
+            self._check_places(kind)
             return
         object.__setattr__(self, "phase_period", 4)  # read by the phase split only: one key per run
         check_range(self.test_range, kind.centres(self.img_size), self.img_size, kind.pattern, "test position range")
@@ -56,6 +57,7 @@ class DataConfig:
             raise ValueError(f"test centres {c}..{d} overlap training centres {a}..{b}: the test must be at unseen "
                              "positions, " + (f"within {' or '.join(free)}" if free else
                                               f"so leave some of {lo}..{hi} out of the training range"))
+        self._check_places(kind)
 
     def _check_phases(self, kind: Dataset) -> None:
         P, phases = self.phase_period, tuple(sorted(set(self.phases)))
@@ -70,6 +72,29 @@ class DataConfig:
         if not self.train_positions:
             raise ValueError(f"no training centre in {self.train_range[0]}..{self.train_range[1]} has an offset in "
                              f"{list(phases)} within a {P}-pixel patch: widen the range or pick other offsets")
+
+    def _check_places(self, kind: Dataset) -> None:
+        """Where the label is the place (the position task), the training centres and the test centres must each
+        give every class: a test set of one label cannot tell a model that knows where a shape is from one that
+        gives that answer to every image, and a training set of one label teaches only that answer."""
+        if kind.place is None:  # every class is drawn at every centre
+            return
+        for what, positions in (("training", self.train_positions), ("test", self.test_positions)):
+            reached = kind.classes_at(positions, self.img_size)
+            if len(reached) == len(kind.classes):
+                continue
+            xs, ys = sorted({cx for cx, _ in positions}), sorted({cy for _, cy in positions})
+            given = " and ".join(kind.name_of(k) for k in sorted(reached))
+            missing = " and ".join(kind.name_of(k) for k in range(len(kind.classes)) if k not in reached)
+            way_out = ("use the phase split (phases 0, 1, 2 with training centres 3..12), whose training and test "
+                       "centres both spread over the canvas" if not self.phases else
+                       f"widen the training range {self.train_range[0]}..{self.train_range[1]} or pick other "
+                       f"offsets than {list(self.phases)}, so that both sets reach {missing}")
+            raise ValueError(f"dataset {self.dataset!r} ({kind.label}) labels an image by where its shape is, but "
+                             f"every {what} centre (cx {xs[0]}..{xs[-1]}, cy {ys[0]}..{ys[-1]}) gives {given}, none "
+                             f"{missing}: {what} images of one label cannot "
+                             + ("test whether a model uses where a shape is" if what == "test" else
+                                "teach where a shape is") + f"; {way_out}")
 
     def trains_at(self, c: int) -> bool:
         """Whether a centre coordinate (cx or cy) is one training centres take."""

@@ -3,6 +3,9 @@ choice, registered here; ``DataConfig.dataset`` names one, and everything that d
 where a centre fits, how the images are drawn) is read from it, never decided by comparing names.
 
 Two classes make the lesson's binary task (one logit); more make a K-way task (K logits, cross-entropy).
+
+A class is what is drawn (a plus, a digit 7), except in the position task (``where``): there the lesson's shapes
+are labelled by where they are (``Dataset.place``), so the map holds one class per centre, not every class.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
-from core.data import digits, shapes
+from core.data import digits, halves, shapes
 
 
 class Placed(Protocol):
@@ -26,7 +29,10 @@ class Placed(Protocol):
 # inclusive centre range (lo, hi) or a tuple of (cx, cy) positions (``is_range``)
 Draw = Callable[[np.random.Generator, int, tuple[int, int], int, tuple[int, int], int], tuple[Placed, Placed, Placed]]
 # (data_seed, class index, cx, cy, size) -> (size, size): the class's first image of the map grid at that centre
+# (where the label is the place, the centre's class: the first image there, whichever class is asked for)
 Example = Callable[[int, int, int, int, int], np.ndarray]
+# (cx, cy, size) -> the class a centre gives, for a dataset whose label is where the pattern is
+Place = Callable[[int, int, int], int]
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,7 @@ class Dataset:
     draw: Draw
     patterns: Callable[[], int]  # distinct patterns the training set can draw from (for an upper bound)
     example: Example
+    place: Place | None = None  # None: the class is what is drawn; else the class is where it is drawn
 
     def name_of(self, index: int) -> str:
         """Class ``index`` as a page says it: "plus", "digit 7"."""
@@ -59,6 +66,18 @@ class Dataset:
     def chance(self) -> float:
         """The accuracy of guessing (the classes are balanced)."""
         return 1 / len(self.classes)
+
+    def map_cells(self, size: int) -> int:
+        """The (class, centre) cells of the map: every class at every centre, or where the label is the place one
+        class per centre (what a complete run holds per model and seed)."""
+        return (1 if self.place else len(self.classes)) * len(self.centres(size)) ** 2
+
+    def classes_at(self, positions, size: int) -> set[int]:
+        """The classes images at ``positions`` ((cx, cy) pairs) can carry: every class, or where the label is the
+        place the classes those centres give."""
+        if self.place is None:
+            return set(range(len(self.classes)))
+        return {self.place(cx, cy, size) for cx, cy in positions}
 
     def possible_images(self, position_range: tuple[int, int]) -> int:
         """How many different training images centres in the inclusive ``position_range`` allow."""
@@ -96,6 +115,20 @@ def _shapes(rng, n_train, train_at, n_test, test_at, size):
     return make(n_train, train_at), make(n_test, test_at), shapes.all_positions(size)
 
 
+def _square(where) -> tuple[tuple[int, int], ...]:
+    """A centre range's (cx, cy) positions, or the phase split's positions as they are."""
+    if not is_range(where):
+        return where
+    axis = range(where[0], where[1] + 1)
+    return tuple((cx, cy) for cy in axis for cx in axis)
+
+
+def _where(rng, n_train, train_at, n_test, test_at, size):
+    # one generator, training first, as every dataset
+    return (halves.make_dataset(rng, n_train, _square(train_at), size),
+            halves.make_dataset(rng, n_test, _square(test_at), size), halves.grid(size))
+
+
 def _digits(classes: tuple[int, ...]) -> Draw:
     def draw(rng, n_train, train_at, n_test, test_at, size):
         train_pool, test_pool = digits.split(classes, rng)  # by image: a test digit is never a training digit
@@ -128,3 +161,8 @@ for _name, _label, _classes in (("digits", "handwritten digits 0–9", tuple(ran
                                 ("digits-0-1", "handwritten 0 vs 1", (0, 1))):
     register(Dataset(_name, _label, "handwritten digits", tuple(map(str, _classes)), digits.REACH, DIGIT_PATTERN, _digits(_classes),
                      _training_digits(_classes), _digit_example(_classes)))
+# The position task: the same shapes, labelled by the half of the canvas they are in (core/data/halves.py)
+register(Dataset("where", "where: left or right half", "shapes", halves.CLASSES, (shapes.REACH, shapes.REACH),
+                 shapes.PATTERN, _where, lambda: len(shapes.SHAPES),
+                 lambda data_seed, index, cx, cy, size: shapes.make_image(shapes.SHAPES[0], cx, cy, size),
+                 place=halves.half))

@@ -17,7 +17,7 @@ import numpy as np
 from core.data.data_config import DataConfig, distinct_training_images
 from core.data.shapes import possible_images, valid_centres
 from core.engine.results.behaviour import answers, map_regions
-from core.engine.results.run_result import RunResult, position_grid, summary
+from core.engine.results.run_result import RunResult, mean_grid, summary
 from core.engine.results.verdict import Verdict, distinct_test_images, verdicts
 from core.engine.setting.run_config import NOTEBOOK_SETUP, GeneralizationConfig, Sweep, TrainConfig, with_value
 from core.lessons.controls import Control
@@ -37,7 +37,19 @@ PREDICTION = Prediction(
 
 # The models the two splits are compared on: the lesson's, the learned and no-position tables, relative bias, the
 # CNN, its flatten-head variant and the notebook's MLP
-SPLIT_MODELS = ("vit", "cnn", "mlp", "vit-nopos-avg", "vit-learned", "vit-relpos", "cnn-flatten")
+SPLIT_MODELS = ("vit", "cnn", "mlp", "vit-nopos-avg", "vit-learned", "vit-relpos", "cnn-flatten",
+                # each family anti-aliased (the same weights, a fixed blur before it subsamples), the ViT with no
+                # position table, the CNN with an average pool, and a linear read of the pixels (no shared sampling)
+                "vit-blur", "cnn-blurpool", "vit-nopos", "cnn-avg", "linear")
+SPLIT_SEEDS = tuple(range(5))
+
+# The position task (issue #49): the phase split's data, each image labelled by where its shape is (the left or right
+# half of the canvas) instead of which shape. A ViT with no position table cannot tell where a shape is: beside
+# the CNN and the ViTs that can, it shows whether a model uses position at all. (The notebook's split cannot pose
+# it: its test centres 3..4 are all in the left half, and DataConfig refuses it.)
+POSITION_TASK_DATA = replace(NOTEBOOK_SETUP.data, train_range=(3, 12), phases=(0, 1, 2), dataset="where")
+POSITION_TASK_MODELS = ("vit", "cnn", "vit-learned", "vit-relpos", "vit-nopos", "vit-nopos-avg")
+TASKS = ("shapes", "where")  # lesson 3's tasks, names in core.data.datasets
 
 PRESETS: dict[str, GeneralizationConfig] = {
     "lesson": NOTEBOOK_SETUP,
@@ -48,9 +60,15 @@ PRESETS: dict[str, GeneralizationConfig] = {
     "mlp": replace(NOTEBOOK_SETUP, models=("vit", "cnn", "mlp")),
     # The two splits side by side (shipped): seven models, five seeds, on the notebook's split and on the phase
     # split (trained at offsets 0-2 within a patch anywhere on the canvas, tested at every other centre)
-    "splits-notebook": replace(NOTEBOOK_SETUP, models=SPLIT_MODELS, train=replace(NOTEBOOK_SETUP.train, seeds=tuple(range(5)))),
-    "splits-phase": replace(NOTEBOOK_SETUP, models=SPLIT_MODELS, train=replace(NOTEBOOK_SETUP.train, seeds=tuple(range(5))),
+    "splits-notebook": replace(NOTEBOOK_SETUP, models=SPLIT_MODELS, train=replace(NOTEBOOK_SETUP.train, seeds=SPLIT_SEEDS)),
+    "splits-phase": replace(NOTEBOOK_SETUP, models=SPLIT_MODELS, train=replace(NOTEBOOK_SETUP.train, seeds=SPLIT_SEEDS),
                             data=replace(NOTEBOOK_SETUP.data, train_range=(3, 12), phases=(0, 1, 2))),
+    # The stride-matched split: training at the even offsets, so the held-out odd ones are new for the CNN's stride-2
+    # pool as well as for the ViT's 4-pixel patches (offset 3 alone is offset 1 moved by one pool step)
+    "splits-odd": replace(NOTEBOOK_SETUP, models=SPLIT_MODELS, train=replace(NOTEBOOK_SETUP.train, seeds=SPLIT_SEEDS),
+                          data=replace(NOTEBOOK_SETUP.data, train_range=(3, 12), phases=(0, 2))),
+    "position-task": replace(NOTEBOOK_SETUP, models=POSITION_TASK_MODELS, data=POSITION_TASK_DATA,
+                             train=replace(NOTEBOOK_SETUP.train, seeds=tuple(range(5)))),
     # Small enough for seconds, big enough to be the lesson: its ViT fits its training set (>= 95 % for
     # every seed) and still fails at unseen positions (tests/engine/test_run.py checks both).
     "tiny": GeneralizationConfig(data=DataConfig(n_train=120, n_test=100), train=TrainConfig(epochs=150),
@@ -63,9 +81,14 @@ PRESET_NOTES = {
     "exercise-3": "Exercise 3: a hybrid whose transformer reads a small CNN's feature map.",
     "mlp": "The notebook's comparison: the flatten-based MLP it says the ViT stands in for, beside the ViT and the "
            "CNN, on the same split.",
-    "splits-notebook": "Seven models, five seeds, on the notebook's split (shipped): the baseline of the phase split.",
-    "splits-phase": "The phase split: the same seven models trained only at offsets 0-2 within a 4-pixel patch, "
-                    "tested at every other centre (shipped).",
+    "splits-notebook": f"{len(SPLIT_MODELS)} models, five seeds, on the notebook's split (shipped): the baseline of the "
+                       "phase splits.",
+    "splits-phase": "The phase split: the same models trained only at offsets 0-2 within a 4-pixel patch, tested at "
+                    "every other centre (shipped).",
+    "splits-odd": "The odd split: the same models trained only at the even offsets within a 4-pixel patch, tested at "
+                  "every other centre: offsets new for the CNN's stride-2 pool too (shipped).",
+    "position-task": "The position task: the phase split's images, each labelled by where its shape is (left or right "
+                     "half of the canvas), not which shape. A model that cannot use position can only guess here.",
     "tiny": "A small, fast setting (seconds): a one-layer ViT that still fits its training images and still fails at unseen positions.",
 }
 
@@ -76,9 +99,17 @@ POS_SCALE_SWEEP = Sweep("model.pos_scale", (0.0, 0.02, 0.1, 0.3, 1.0), "scale α
 POS_SCALE_SEEDS = 5
 
 
-def pos_scale_base() -> GeneralizationConfig:
-    """The α sweep's base: the lesson's ViT alone, the lesson's data and training, five seeds."""
-    return replace(NOTEBOOK_SETUP, models=("vit",), train=replace(NOTEBOOK_SETUP.train, seeds=tuple(range(POS_SCALE_SEEDS))))
+# The data each α sweep runs on: the lesson's task, and the position task (does a table this small still say where?)
+POS_SCALE_DATA = {"shapes": NOTEBOOK_SETUP.data, "where": POSITION_TASK_DATA}
+
+
+def pos_scale_base(dataset: str = "shapes") -> GeneralizationConfig:
+    """The α sweep's base: the lesson's ViT alone, the lesson's training, five seeds, on the lesson's data or (``"where"``)
+    the position task's."""
+    if dataset not in POS_SCALE_DATA:
+        raise ValueError(f"the α sweep runs on {list(POS_SCALE_DATA)}, got {dataset!r}")
+    return replace(NOTEBOOK_SETUP, models=("vit",), data=POS_SCALE_DATA[dataset],
+                   train=replace(NOTEBOOK_SETUP.train, seeds=tuple(range(POS_SCALE_SEEDS))))
 
 
 SWEEPS: dict[str, Sweep] = {
@@ -98,6 +129,13 @@ CONTROLS: tuple[Control, ...] = (
     Control("test_range", "data.test_range", "Test centres (unseen: must not overlap the training centres)", "slider",
             bounds=(CENTRES[0], CENTRES[-1]), cli_nargs=2, cli_help="inclusive centre range, e.g. 3 4"),
     Control("n_test", "data.n_test", "Test images", "slider", bounds=(20, 600, 10)),
+    Control("task", "data.dataset", "Task: what the label says", "radio", TASKS,
+            format={"shapes": "which shape (the lesson)", "where": "where: left or right half"}.get,
+            extra={"horizontal": True},
+            cli_help="shapes: plus or circle (the lesson); where: the shape's half of the canvas (needs --phases)",
+            help="Which shape: plus or circle, wherever it is (the lesson). Where: the same images, labelled by the "
+                 "half of the canvas the shape is in; a model that cannot use position can only guess. The position "
+                 "task needs the phase split: the notebook's test centres are all in the left half."),
     phases_control("phases"),
     Control("patch_size", "model.patch_size", "Patch size (ViTs, pixels)", "select_slider", (2, 4, 8, 16),
             help="2 gives 64 tokens per image. 1 (256 tokens) is left out: 16x the attention of patch size 2, beyond "
@@ -249,6 +287,8 @@ def model_notes(result: RunResult) -> list[str]:
 def asymmetry_note(result: RunResult, model: str) -> str | None:
     """Where the map shows a model right when only the horizontal position is new and wrong when the vertical
     one is (or the reverse), by more than ASYMMETRY: the mark of a 1-D position table in raster order."""
+    if result.config.data.kind.place is not None:  # the position task's label is cx's half: x and y differ by design
+        return None
     parts = map_regions(result, model)
     x_new, y_new = parts.get("only x new"), parts.get("only y new")
     if x_new is None or y_new is None or abs(x_new - y_new) <= ASYMMETRY:
@@ -279,7 +319,7 @@ def notes(result: RunResult) -> list[str]:
                    "question the seeds answer.")
     scored = summary(result)
     out += [n for m in cfg.models if m in scored and (n := asymmetry_note(result, m))]
-    falls_off = [m for m in cfg.models if m in scored and np.nanmean(position_grid(result, m, "plus")) < FALLS_OFF]
+    falls_off = [m for m in cfg.models if m in scored and np.nanmean(mean_grid(result, m)) < FALLS_OFF]
     if falls_off:
         out.append("In the generalization map, look where accuracy falls off for "
                    + ", ".join(label(m) for m in falls_off) + ": at the training centres (the solid outline) it is high; "

@@ -1,6 +1,10 @@
 """The results that ship with the app (``results/<name>.json`` and ``.weights.pt``): lesson 3's presets,
 lesson 4's bench and lesson 5's two tasks, each with the fingerprint of the code that made them, so a stale file is never shown as
-current. ``python -m scripts.precompute`` writes them."""
+current. ``python -m scripts.precompute`` writes them.
+
+The fingerprints are kept apart, one line per name in ``results/fingerprints.json``: a code change that moves no
+number (``scripts/restamp.py``) rewrites that small file, not every result (megabytes each, which a repository
+keeps forever)."""
 
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ RESULTS_DIR = ROOT / "results"
 # What ships precomputed: lesson 3's presets, lesson 4's bench and lesson 5's two tasks
 SHIPPED_CONFIGS: dict[str, GeneralizationConfig] = {
     **{p: PRESETS[p] for p in ("lesson", "exercise-1", "exercise-2", "exercise-3", "mlp", "splits-notebook",
-                                "splits-phase")}, "remedies": BENCH,
+                                "splits-phase", "splits-odd", "position-task")}, "remedies": BENCH,
     "remedies-phase": BENCH_PHASE,
     "digits": DIGIT_PRESETS["ten digits"], "digits-0-1": DIGIT_PRESETS["0 vs 1"]}
 SHIPPED = tuple(SHIPPED_CONFIGS)
@@ -37,11 +41,27 @@ def weights_path(preset: str) -> Path:
     return RESULTS_DIR / f"{preset}.weights.pt"
 
 
+FINGERPRINTS = RESULTS_DIR / "fingerprints.json"  # name -> the fingerprint of the code that made its file
+
+
+def stamps() -> dict[str, str]:
+    return json.loads(FINGERPRINTS.read_text()) if FINGERPRINTS.exists() else {}
+
+
+def stamp(name: str) -> None:
+    """Record that ``name``'s shipped file is what this code makes."""
+    FINGERPRINTS.write_text(json.dumps({**stamps(), name: code_fingerprint()}, indent=0, sort_keys=True) + "\n")
+
+
+def is_stamped(name: str) -> bool:
+    return stamps().get(name) == code_fingerprint()
+
+
 def save_shipped(preset: str, result: RunResult) -> Path:
     path = shipped_path(preset)
-    data = {"preset": preset, "fingerprint": code_fingerprint(), "result": result.to_json()}
-    path.write_text(json.dumps(data, separators=(",", ":"), allow_nan=False))
+    path.write_text(json.dumps({"preset": preset, "result": result.to_json()}, separators=(",", ":"), allow_nan=False))
     torch.save(result.weights, weights_path(preset))
+    stamp(preset)
     return path
 
 
@@ -52,7 +72,7 @@ def load_shipped(preset: str) -> tuple[RunResult, bool]:
     result = RunResult.from_json({**data["result"], "origin": "shipped"})
     if weights_path(preset).exists():
         result.weights = torch.load(weights_path(preset), weights_only=True)
-    return result, data["fingerprint"] == code_fingerprint()
+    return result, is_stamped(preset)
 
 
 class FreshShipped(Mapping):
@@ -99,8 +119,9 @@ def load_fresh_shipped() -> FreshShipped:
 def save_shipped_rows(name: str, base: GeneralizationConfig, rows: list) -> Path:
     """A sweep's rows (dataclasses), shipped like a result: with the code fingerprint and its base config."""
     path = shipped_path(name)
-    data = {"name": name, "fingerprint": code_fingerprint(), "base": base.to_json(), "rows": [asdict(r) for r in rows]}
+    data = {"name": name, "base": base.to_json(), "rows": [asdict(r) for r in rows]}
     path.write_text(json.dumps(data, separators=(",", ":"), allow_nan=False))
+    stamp(name)
     return path
 
 
@@ -110,5 +131,5 @@ def load_shipped_rows(name: str, base: GeneralizationConfig) -> list[dict] | Non
     if not path.exists():
         return None
     data = json.loads(path.read_text())
-    fresh = data["fingerprint"] == code_fingerprint() and GeneralizationConfig.from_json(data["base"]) == base
+    fresh = is_stamped(name) and GeneralizationConfig.from_json(data["base"]) == base
     return data["rows"] if fresh else None

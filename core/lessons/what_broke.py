@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.data.data_config import DataConfig
-from core.engine.results.behaviour import OFFSETS, offset_kind
+from core.engine.results.behaviour import OFFSETS, new_for_stride, offset_kind
 from core.engine.results.run_result import RunResult, summary
 from core.engine.results.verdict import (
     MARGIN,
@@ -37,6 +37,7 @@ from core.inspect.equivariance import ShiftResponse
 from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SWEEP, pos_scale_base
 from core.lessons.model_cards import label
 from core.lessons.shipped import load_shipped_rows
+from core.models.registry import spec
 
 SCALE_ROWS = "pos-scale"  # results/pos-scale.json: the α sweep's rows (scripts/precompute)
 
@@ -166,4 +167,72 @@ def split_notes(rows: list[SplitRow], notebook: DataConfig, phase: DataConfig, c
                    f"{patterns * len(notebook.train_positions)} images) spread over the whole canvas, and tests at "
                    f"the {len(phase.test_positions)} others: it changes which moves are asked for, and also where and "
                    "how many the training positions are. Read each model's change with that in mind.")
+    return out
+
+
+# Each anti-aliased model and the plain model it differs from by its blur alone (the same weights at every seed)
+ANTI_ALIASED = (("vit-blur", "vit"), ("cnn-blurpool", "cnn"))
+
+
+@dataclass(frozen=True)
+class StrideRow:
+    """One model on one phase split: its accuracy at the centres whose offset within a 4-pixel patch was held
+    out, and whether those offsets are new for the model's own sampling stride."""
+
+    model: str
+    stride: int
+    held_out: tuple[int, ...]  # the offsets (c mod 4) no training centre takes
+    accuracy: Interval | None  # at the map's centres with a held-out offset
+    new: bool  # some of those centres are new for the model's stride (no training centre reaches them by whole strides)
+    fit: float  # its mean training accuracy: a model that did not fit says nothing
+
+
+def stride_rows(result: RunResult) -> list[StrideRow]:
+    """Every model of a phase-split run: its accuracy at the held-out offsets, and whether they are new for it."""
+    d = result.config.data
+    fits = summary(result)
+    held_out = tuple(o for o in range(d.phase_period) if o not in d.phases)
+    rows = []
+    for m in result.config.models:
+        stride = spec(m).stride(result.config.model, d.img_size)
+        at = [(cx, cy) for cx in d.kind.centres(d.img_size) for cy in d.kind.centres(d.img_size)
+              if offset_kind(d, cx, cy) == OFFSETS[2]]
+        rows.append(StrideRow(m, stride, held_out,
+                              map_interval(result, m, lambda cx, cy: offset_kind(d, cx, cy) == OFFSETS[2]),
+                              any(new_for_stride(d, stride, cx, cy) for cx, cy in at),
+                              fits[m].train_mean if m in fits else float("nan")))
+    return rows
+
+
+def held_out_words(offsets: tuple[int, ...]) -> str:
+    return ("offset " if len(offsets) == 1 else "offsets ") + " and ".join(map(str, offsets))
+
+
+def stride_notes(runs: list[list[StrideRow]], chance: float = 0.5) -> list[str]:
+    """What the phase splits show model by model (each split's held-out offsets, new for its stride or not), and
+    what the blur changed against its plain twin, said no more strongly than the difference's interval allows."""
+    out = []
+    by_model: dict[str, list[StrideRow]] = {}
+    for rows in runs:
+        for r in rows:
+            by_model.setdefault(r.model, []).append(r)
+    for model, rows in by_model.items():
+        parts = [f"{held_out_words(r.held_out)} held out ({'new' if r.new else 'not new'} for its stride "
+                 f"{r.stride}): {r.accuracy}" for r in rows if r.accuracy is not None]
+        if parts:
+            line = f"**{label(model)}**: " + "; ".join(parts) + "."
+            unfit = [r for r in rows if r.fit < 0.95]
+            if unfit:
+                line += f" It fit only {min(r.fit for r in unfit):.0%} of its training images on one split: read it with care."
+            out.append(line)
+    for blurred, plain in ANTI_ALIASED:
+        for rows in runs:
+            pair = {r.model: r for r in rows if r.model in (blurred, plain)}
+            if len(pair) < 2 or pair[blurred].accuracy is None or pair[plain].accuracy is None:
+                continue
+            d, lo, hi = difference(pair[blurred].accuracy, pair[plain].accuracy)
+            change = ("higher" if lo > 0 else "lower" if hi < 0 else
+                      "within 10 points either way" if -MARGIN <= lo and hi <= MARGIN else "can't tell yet which is higher")
+            out.append(f"The blur alone, {label(blurred)} against {label(plain)} with {held_out_words(pair[plain].held_out)} "
+                       f"held out: {d * 100:+.0f} points (95 % interval {lo * 100:+.0f} to {hi * 100:+.0f}), {change}.")
     return out

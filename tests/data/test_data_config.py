@@ -33,3 +33,21 @@ def test_a_phase_split_that_leaves_no_training_or_no_test_centre_is_refused_in_o
     with pytest.raises(ValueError, match=message) as err:
         DataConfig(**kw)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(("kw", "message"), [
+    ({}, r"every test centre \(cx 3..4, cy 3..4\) gives left, none right: .*use the phase split"),
+    ({"train_range": (3, 7), "test_range": (8, 12)}, r"every training centre \(cx 3..7, cy 3..7\) gives left"),
+    ({"train_range": (3, 7), "phases": (0, 1, 2)}, r"every training centre \(cx 4..6.*widen the training range 3..7"),
+])
+def test_the_position_task_is_refused_where_a_set_would_hold_one_label_saying_how_to_get_out(kw, message):
+    with pytest.raises(ValueError, match=message) as err:
+        DataConfig(dataset="where", **kw)
+    assert "\n" not in str(err.value) and "'where'" in str(err.value)
+
+
+def test_the_position_task_is_allowed_where_training_and_test_reach_both_halves():
+    for d in (DataConfig(dataset="where", phases=(0, 1, 2)), DataConfig(dataset="where", train_range=(3, 12),
+                                                                          phases=(0, 1, 2))):
+        assert {cx >= 8 for cx, _ in d.train_positions} == {cx >= 8 for cx, _ in d.test_positions} == {False, True}
+        assert max_distinct_training_images(d) == 2 * len(d.train_positions)  # an image: its shape and centre

@@ -1,5 +1,7 @@
 from dataclasses import replace
 
+import pytest
+
 from core.engine.results.verdict import verdicts
 from core.lessons.experiment_parts import OPTIONS, OUTCOME
 from core.lessons.lesson3_vit_vs_cnn import EXERCISES, PRESETS
@@ -58,3 +60,29 @@ def test_what_to_notice_is_written_from_the_numbers():
     # the same run, had the ViT not fit its training set: the notes say so, and no longer read its test accuracy
     unfit = replace(lesson, rows=[replace(r, train_acc=FITS - 0.1) if r.model == "vit" else r for r in lesson.rows])
     assert "**did not fit its training positions**" in notes(unfit)[0] and "more epochs first" in notes(unfit)[0]
+
+
+def test_the_position_task_is_the_phase_splits_data_labelled_by_half_and_its_alpha_sweep_beside_the_lessons():
+    from core.lessons.lesson3_vit_vs_cnn import NOTEBOOK_SETUP, POS_SCALE_SEEDS, PRESET_NOTES, pos_scale_base
+
+    task, phase = PRESETS["position-task"], PRESETS["splits-phase"]
+    assert task.data == replace(phase.data, dataset="where") and task.train == phase.train and "position-task" in PRESET_NOTES
+    assert {"vit", "cnn", "vit-learned", "vit-relpos", "vit-nopos-avg"} <= set(task.models)
+    assert pos_scale_base() == replace(NOTEBOOK_SETUP, models=("vit",),
+                                       train=replace(NOTEBOOK_SETUP.train, seeds=tuple(range(POS_SCALE_SEEDS))))
+    assert pos_scale_base("where") == replace(pos_scale_base(), data=task.data)
+    with pytest.raises(ValueError, match="the α sweep runs on \\['shapes', 'where'\\], got 'digits'"):
+        pos_scale_base("digits")
+
+
+def test_the_notes_of_a_position_task_run_read_its_classes_not_the_shapes():
+    """A short run: the notes name left and right, read the map over both classes, and leave out the 1-D table's
+    asymmetry (the position task's label is the horizontal half: x and y differ by design)."""
+    from core.engine.running.run import run
+    from core.engine.setting.run_config import TrainConfig
+    from core.lessons.lesson3_vit_vs_cnn import notes
+
+    cfg = replace(PRESETS["position-task"], models=("vit", "cnn"), train=TrainConfig(epochs=20, seeds=(0,)))
+    said = notes(run(replace(cfg, data=replace(cfg.data, n_train=60, n_test=40)), workers=0))
+    assert any("answers left" in n or "answers right" in n for n in said[:2])
+    assert not any("1-D table" in n for n in said) and not any("plus" in n or "circle" in n for n in said)

@@ -4,7 +4,15 @@ import pytest
 
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from core.lessons.lesson4_fixing_the_vit import positions_base
-from core.lessons.shipped import SHIPPED, SHIPPED_CONFIGS, load_shipped, load_shipped_rows, shipped_path
+from core.lessons.shipped import (
+    FINGERPRINTS,
+    RESULTS_DIR,
+    SHIPPED,
+    SHIPPED_CONFIGS,
+    load_shipped,
+    load_shipped_rows,
+    shipped_path,
+)
 from tests.apptest_helpers import page
 
 PAGE = "pages/3_ViT_vs_CNN.py"
@@ -18,6 +26,19 @@ def test_shipped_result_is_present_and_fresh(preset):
     assert fresh, (f"results/{preset}.json is stale: the training code changed since it was made. "
                    f"Run: python -m scripts.precompute {preset}")
     assert result.complete and len(result.rows) == len(result.config.jobs)
+
+
+# Every shipped file together: a repository keeps each version of them forever, and a submission's size is bounded
+RESULTS_BUDGET = 64 * 2**20
+
+
+def test_the_shipped_results_fit_their_budget_and_carry_no_stamp_of_their_own():
+    """A restamp (a code change that moves no number) rewrites only results/fingerprints.json."""
+    files = [p for p in RESULTS_DIR.iterdir() if p.is_file()]
+    assert sum(p.stat().st_size for p in files) < RESULTS_BUDGET
+    for path in files:
+        if path.suffix == ".json" and path != FINGERPRINTS:
+            assert b'"fingerprint"' not in path.read_bytes()[:4096], f"{path.name} stamps itself"
 
 
 def test_shipped_lesson_matches_the_notebook():

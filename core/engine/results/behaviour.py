@@ -79,6 +79,16 @@ def offset_kind(d: DataConfig, cx: int, cy: int) -> str:
     return OFFSETS[1]
 
 
+def new_for_stride(d: DataConfig, stride: int, cx: int, cy: int) -> bool:
+    """Whether the centre (cx, cy) is new for a model that samples its input every ``stride`` pixels (a ViT's
+    patch, a CNN's pool): no training centre reaches it by moves of whole strides in each coordinate. Such a
+    move only reorders what the model samples (a ViT's tokens; a CNN's pooled grid, up to the border), so a
+    centre that is not new for a model's stride asks nothing the model's sampling has not seen. A stride as
+    wide as the image (a model with no shared sampling grid: the MLP) makes every untrained centre new."""
+    trained = [c for c in d.kind.centres(d.img_size) if d.trains_at(c)]
+    return not all(any((c - t) % stride == 0 for t in trained) for c in (cx, cy))
+
+
 def _map_by(result: RunResult, model: str, kind_of) -> dict[str, float]:
     """The model's mean accuracy on the map's cells grouped by ``kind_of(data, cx, cy)``, in first-seen order."""
     d = result.config.data

@@ -123,19 +123,27 @@ def unseen_map_interval(result: RunResult, model: str) -> Interval | None:
     return map_interval(result, model, lambda cx, cy: region(d, cx, cy) != REGIONS[0])
 
 
-def map_interval(result: RunResult, model: str, keep) -> Interval | None:
-    """The model's accuracy over the map centres ``keep(cx, cy)`` selects, with its 95 % interval over the seeds
-    and the distinct images those centres hold; None when no such centre was measured."""
-    per_seed: dict[int, list[float]] = {}
-    cells = set()
+def map_scores(result: RunResult, model: str, keep) -> dict[int, float]:
+    """Each seed's accuracy over the map centres ``keep(cx, cy)`` selects: the mean over classes of each class's
+    accuracy there, so that where the label is the place (the position task: one class per centre, and the
+    selected centres need not hold both halves alike) answering one class for everything scores chance. Where
+    every class is at every centre this is the plain mean."""
+    per_seed: dict[int, dict[str, list[float]]] = {}
     for p in result.position_map:
         if p.model == model and keep(p.cx, p.cy):
-            per_seed.setdefault(p.seed, []).append(p.correct)
-            cells.add((p.cx, p.cy))
-    if not per_seed:
+            per_seed.setdefault(p.seed, {}).setdefault(p.shape, []).append(p.correct)
+    return {seed: sum(sum(v) / len(v) for v in by_class.values()) / len(by_class)
+            for seed, by_class in per_seed.items()}
+
+
+def map_interval(result: RunResult, model: str, keep) -> Interval | None:
+    """The model's accuracy over the map centres ``keep(cx, cy)`` selects (``map_scores``), with its 95 % interval
+    over the seeds and the distinct images those centres hold; None when no such centre was measured."""
+    scores = map_scores(result, model, keep)
+    if not scores:
         return None
-    return accuracy_interval([sum(v) / len(v) for v in per_seed.values()],
-                             len(cells) * map_images_per_cell(result.config.data))
+    cells = {(p.cx, p.cy) for p in result.position_map if p.model == model and keep(p.cx, p.cy)}
+    return accuracy_interval(list(scores.values()), len(cells) * map_images_per_cell(result.config.data))
 
 
 @dataclass(frozen=True)

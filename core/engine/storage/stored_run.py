@@ -38,7 +38,7 @@ class UnusableRun(ValueError):
 def max_result_bytes(cfg: GeneralizationConfig) -> int:
     """The most bytes a complete run of ``cfg`` can take as JSON: every list at its longest."""
     d, jobs = cfg.data, len(cfg.jobs)
-    cells = len(d.kind.classes) * len(d.kind.centres(d.img_size)) ** 2
+    cells = d.kind.map_cells(d.img_size)
     records = jobs * (1 + (cfg.train.epochs + 1) + d.n_test + cells)
     return 4096 + RECORD_BYTES * records
 
@@ -98,7 +98,7 @@ def check_result(r: RunResult) -> None:
     _per_job(r.curves, jobs, "the curves", cfg.train.epochs + 1)
     n_classes, centres = len(d.kind.classes), set(d.kind.centres(d.img_size))
     _check_complete(r, _per_job(r.test_predictions, jobs, "the test predictions", d.n_test),
-                    _per_job(r.position_map, jobs, "the map", n_classes * len(centres) ** 2))
+                    _per_job(r.position_map, jobs, "the map", d.kind.map_cells(d.img_size)))
     for c in r.curves:
         _fractions("a curve point", c.train_acc, c.test_acc)
         if not 0 <= c.epoch <= cfg.train.epochs:
@@ -129,7 +129,7 @@ def _check_complete(r: RunResult, predictions: Counter, cells_per_job: Counter) 
     diverged, none of these."""
     d = r.config.data
     full = {"test predictions": (predictions, d.n_test),
-            "map cells": (cells_per_job, len(d.kind.classes) * len(d.kind.centres(d.img_size)) ** 2)}
+            "map cells": (cells_per_job, d.kind.map_cells(d.img_size))}
     for x in r.rows:
         _check_row(x, r.config.train.epochs)
         for what, (counts, n) in full.items():

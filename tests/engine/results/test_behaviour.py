@@ -1,6 +1,7 @@
 """core/engine/results/behaviour.py: what a model answers, where on the map it is right, and what a split asks."""
 
-from core.engine.results.behaviour import REGIONS, answers, map_regions, region, split_structure
+from core.data.data_config import DataConfig
+from core.engine.results.behaviour import REGIONS, answers, map_regions, new_for_stride, region, split_structure
 from core.engine.setting.run_config import NOTEBOOK_SETUP
 from core.lessons.lesson5_real_handwriting import DIGITS
 from core.lessons.shipped import load_shipped
@@ -31,3 +32,18 @@ def test_the_lessons_and_the_digits_splits_ask_only_for_whole_patch_moves():
     narrow = split_structure(NOTEBOOK_SETUP.data.__class__(train_range=(8, 8), test_range=(3, 5)), 4)
     assert not narrow.whole_patch and narrow.train_offsets == (0,) and "part of a patch" in narrow.sentence(
         NOTEBOOK_SETUP.data.__class__(train_range=(8, 8), test_range=(3, 5)))
+
+
+def test_a_held_out_centre_is_new_only_for_the_strides_that_no_training_centre_reaches():
+    """The phase split holds out offset 3 of a 4-pixel patch: new for the ViT's stride 4, not for the CNN's stride 2
+    (offset 3 is offset 1 moved by one pool step). Holding out the odd offsets makes them new for both. The notebook
+    split's test centres are new for neither, and for a model without a sampling grid (the image's width) every
+    untrained centre is new."""
+    phase = DataConfig(train_range=(3, 12), phases=(0, 1, 2))
+    odd = DataConfig(train_range=(3, 12), phases=(0, 2))
+    assert new_for_stride(phase, 4, 7, 4) and not new_for_stride(phase, 2, 7, 4)
+    assert new_for_stride(odd, 4, 5, 4) and new_for_stride(odd, 2, 5, 4) and new_for_stride(odd, 2, 4, 7)
+    assert not new_for_stride(odd, 4, 4, 8) and not new_for_stride(phase, 4, 4, 5)  # trained offsets, both axes
+    notebook = DataConfig()
+    assert not any(new_for_stride(notebook, s, cx, cy) for s in (2, 4) for cx, cy in notebook.test_positions)
+    assert all(new_for_stride(notebook, 16, cx, cy) for cx, cy in notebook.test_positions)
