@@ -306,6 +306,20 @@ def _probed_run(args: argparse.Namespace):
     return result, shape
 
 
+def cmd_claims(args: argparse.Namespace) -> dict:
+    from core.lessons.claim_checks import CLAIMS_FILE, run_checks
+    from core.lessons.shipped import SHIPPED, SHIPPED_CONFIGS, load_fresh_shipped
+
+    fresh = load_fresh_shipped()
+    runs = {p: fresh[SHIPPED_CONFIGS[p]] for p in SHIPPED if SHIPPED_CONFIGS[p] in fresh}
+    outcomes = run_checks(runs)
+    return {"claims": [{"claim": o.check.line, "value": float("nan") if o.value is None else o.value,
+                        "tolerance": o.check.bound, "passed": o.passed,
+                        "detail": "the run, model or cells are not shipped for this code" if o.value is None else
+                                  f"{o.check.statistic} {o.check.op} {o.check.bound:g}"} for o in outcomes],
+            "passed": all(o.passed for o in outcomes), "file": str(CLAIMS_FILE.relative_to(CLAIMS_FILE.parents[1]))}
+
+
 def cmd_probe(args: argparse.Namespace) -> dict:
     from core.inspect.trained_model import distances, probe, seen_centre
 
@@ -456,6 +470,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--preset", default="splits-phase", choices=list(SHIPPED))
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_census)
+
+    p = sub.add_parser("claims", help="recompute every check of docs/claims.md from the shipped runs",
+                       description="Every 'check:' line of docs/claims.md, recomputed from the shipped results (fresh "
+                                   "for this code): its value and whether it holds; exits 1 if any fails.")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_claims)
 
     p = sub.add_parser("worker", help="train the app's queued runs (on Redis: VITLAB_REDIS_URL)",
                        description="Take training jobs from the Redis that the app's replicas share "

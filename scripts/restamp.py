@@ -1,6 +1,6 @@
 """Stamp shipped results with this code's fingerprint without training them again.
 
-    python -m scripts.restamp lesson remedies digits     # the names in results/
+    python -m scripts.restamp lesson remedies digits     # the names in results/ (a preset's units: lesson.units)
 
 For a change that moves the fingerprint but no number (words moved out of the training code, a field whose
 default is the old behaviour): first show that the previous code and this code train bit-identical results on
@@ -57,6 +57,10 @@ def restamp(name: str) -> None:
         if again != text or weights != result.weights:
             result.weights = weights
             save_shipped(name, result)
+    elif name.endswith(".units"):  # a preset's units over seeds and training draws
+        preset = name.removesuffix(".units")
+        if GeneralizationConfig.from_json(json.loads(text)["config"]) != SHIPPED_CONFIGS[preset]:
+            raise SystemExit(f"{name}: made for another config than the preset's: python -m scripts.replicate {preset}")
     else:
         data = json.loads(text)
         data = {"name": data["name"], "base": GeneralizationConfig.from_json(data["base"]).to_json(), "rows": data["rows"]}

@@ -16,7 +16,7 @@ LAYERS = ["nn", "data", "models", "engine", "inspect", "lessons"]
 # queue; and in each, its modules bottom to top. A module imports only the engine's modules before it.
 ENGINE = {
     "setting": ["typed_json", "machine", "fingerprint", "run_config", "planning"],
-    "results": ["run_result", "behaviour", "verdict"],
+    "results": ["run_result", "behaviour", "units", "verdict"],
     "storage": ["stored_run", "run_signature", "archive", "store"],
     "running": ["train", "worker", "pool", "run", "flights"],
     "queue": ["queue_redis", "queue_job", "redis_archive", "queue_worker", "queue_flights"],

@@ -307,3 +307,10 @@ def test_equivariance_prints_the_shift_consistency_per_model_and_phase(monkeypat
     text = capsys.readouterr().out
     assert "consistency: same answer after a 1-pixel move, per phase\n  vit seed 0 x (stride 4): 0→1 " in text
     assert "\n  cnn seed 0 y (stride 2): 0→1 " in text and "3→0 " in text
+
+
+def test_claims_recomputes_every_check_of_the_claims_document_from_the_shipped_runs():
+    p = run_cli("claims", "--json")
+    out = json.loads(p.stdout)
+    assert p.returncode == 0 and out["passed"] and out["file"] == "docs/claims.md"
+    assert len(out["claims"]) >= 30 and all(c["passed"] for c in out["claims"])

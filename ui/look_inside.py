@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.engine.results.run_result import RunResult, position_grid
+from core.engine.results.run_result import RunResult, mean_grid, position_grid
 from core.inspect.attention_maps import similarity_grid
 from core.inspect.trained_model import (
     Probe,
@@ -73,17 +73,22 @@ def controls(result: RunResult, prefix: str) -> tuple[str, int, str, int, int] |
     name = named(c1.selectbox, "Model", models, models[0], format_func=model_figures.label, key=f"{prefix}probe_model",
                  labels="model")
     seed = c2.selectbox("Seed", list(result.config.train.seeds), key=f"{prefix}probe_seed", bind=URL)
-    shape = c3.radio("Class drawn", d.kind.classes, horizontal=True, key=f"{prefix}probe_shape", bind=URL)
+    if d.kind.place is None:
+        shape = c3.radio("Class drawn", d.kind.classes, horizontal=True, key=f"{prefix}probe_shape", bind=URL)
     unseen = result.config.data.test_range[0]
     c1, c2 = st.columns(2)
     cx = c1.select_slider("Centre cx", centres, unseen, key=f"{prefix}probe_cx", bind=URL)
     cy = c2.select_slider("Centre cy", centres, unseen, key=f"{prefix}probe_cy", bind=URL)
+    if d.kind.place is not None:  # the label is the place: the class is the centre's
+        shape = d.kind.classes[d.kind.place(int(cx), int(cy), d.img_size)]
+        c3.markdown(f"Class: **{shape}** (where the centre is)")
     return name, int(seed), shape, int(cx), int(cy)
 
 
 def clickable_map(result: RunResult, prefix: str, name: str, shape: str, cx: int, cy: int) -> None:
     d = result.config.data
-    fig = model_figures.probe_map_figure(position_grid(result, name, shape), list(d.kind.centres(d.img_size)), d.train_range,
+    grid = position_grid(result, name, shape) if d.kind.place is None else mean_grid(result, name)
+    fig = model_figures.probe_map_figure(grid, list(d.kind.centres(d.img_size)), d.train_range,
                                   d.test_range, (cx, cy), f"{model_figures.label(name)} · {shape}: click a cell to probe it "
                                   "(red box: probed now)", chance=d.kind.chance,
                                   trained=model_figures.phase_lattice(d))

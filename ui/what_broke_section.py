@@ -18,6 +18,7 @@ from core.inspect.trained_model import run_data, shared_model, untrained_model
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from core.lessons.lesson4_fixing_the_vit import BENCH
 from core.lessons.what_broke import (
+    alike_notes,
     held_out_words,
     scale_notes,
     scale_points,
@@ -26,6 +27,7 @@ from core.lessons.what_broke import (
     split_rows,
     stride_notes,
     stride_rows,
+    tradeoff_notes,
 )
 from core.lessons.why_below_chance import notes as census_notes
 from ui.figures import model_figures
@@ -110,6 +112,14 @@ def what_broke(result: RunResult, lookup) -> None:
             bench = lookup(BENCH)
             learned = None if bench is None else verdicts(bench).get("vit-learned")
             bullets(scale_notes(points, None if learned is None else learned.interval, d.kind.chance))
+            where = scale_points("where")
+            if where:
+                by = {p.alpha: p for p in where}
+                both = [p for p in points if p.alpha in by]
+                chart(model_figures.tradeoff_figure([p.alpha for p in both], [p.interval for p in both],
+                                                    [by[p.alpha].interval for p in both],
+                                                    "Which shape against where: the same ViT at each α, five seeds"))
+                bullets(tradeoff_notes(points, where, d.kind.chance))
         rows = _scales(cfg, run_id(result), cfg.train.seeds[0], result)
         if rows:
             st.markdown(f"Why the size could matter: the norms of the tokens and of the table's rows (seed "
@@ -136,9 +146,9 @@ def what_broke(result: RunResult, lookup) -> None:
         static_table(consistency, "Answers unchanged by a 1-pixel move, by offset within the stride")
 
     st.markdown(f"**4 · A move by part of a patch.** The notebook's test asks only for whole-patch moves. The *phase "
-                "split* trains the same seven models only at centres whose offset within a 4-pixel patch is 0, 1 or "
-                "2, anywhere on the canvas, and tests at every other centre: most of those sit at offset 3, a move "
-                f"by part of a patch. Five {term('seed', 'seeds')} each, shipped with the app.")
+                f"split* trains {len(PRESETS['splits-phase'].models)} models only at centres whose offset within a "
+                "4-pixel patch is 0, 1 or 2, anywhere on the canvas, and tests at every other centre: most of those "
+                f"sit at offset 3, a move by part of a patch. Five {term('seed', 'seeds')} each, shipped with the app.")
     notebook, phase = lookup(PRESETS["splits-notebook"]), lookup(PRESETS["splits-phase"])
     if notebook is None or phase is None:
         st.info("The two splits' runs are not on this server: `python -m scripts.precompute splits-notebook "
@@ -150,7 +160,7 @@ def what_broke(result: RunResult, lookup) -> None:
     rows = split_rows(notebook, phase)
     chart(model_figures.split_figure([r.model for r in rows], [r.whole for r in rows], [r.part for r in rows],
                                      "Accuracy at whole-patch moves and at new offsets, five seeds each"))
-    bullets(split_notes(rows, notebook.config.data, phase.config.data))
+    bullets(split_notes(rows, notebook.config.data, phase.config.data) + alike_notes(phase, "phase split"))
     new_for_whom(phase, lookup(PRESETS["splits-odd"]))
 
 

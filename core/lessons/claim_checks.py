@@ -5,7 +5,8 @@ all). A line reads
     check: <preset> <model> <measure> <statistic> <op> <number>
     check: <preset> <model> minus <model> <measure> <statistic> <op> <number>
 
-- ``preset``: a shipped run (``core.lessons.shipped.SHIPPED``).
+- ``preset``: a shipped run (``core.lessons.shipped.SHIPPED``), or a shipped sweep at one of its values,
+  ``pos-scale@0.02`` (``SWEEPS``: its rows hold each seed's test accuracy only, so its measure is ``test``).
 - ``measure``: ``test`` (the run's test set), ``unseen`` (every map centre never trained on), ``new`` (the
   held-out map centres that are new for the model's own sampling stride: no training centre reaches them by
   whole strides, ``behaviour.new_for_stride``) or ``reached`` (the held-out centres its stride does reach).
@@ -23,13 +24,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.engine.results.behaviour import REGIONS, map_images_per_cell, new_for_stride, region
+from core.engine.results.behaviour import REGIONS, map_images_per_cell, map_scores, new_for_stride, region
 from core.engine.results.run_result import RunResult
-from core.engine.results.verdict import accuracy_interval, difference, distinct_test_images, map_scores
+from core.engine.results.verdict import accuracy_interval, difference, distinct_test_images
 from core.engine.setting.fingerprint import ROOT
+from core.engine.setting.run_config import GeneralizationConfig
+from core.lessons.lesson3_vit_vs_cnn import pos_scale_base
+from core.lessons.shipped import load_shipped_rows
 from core.models.registry import spec
 
 CLAIMS_FILE = ROOT / "docs" / "claims.md"
+# The shipped sweeps a check may name, by file: their base settings
+SWEEPS: dict[str, Callable[[], GeneralizationConfig]] = {"pos-scale": pos_scale_base,
+                                                         "pos-scale-where": lambda: pos_scale_base("where")}
 MEASURES = ("test", "unseen", "new", "reached")
 STATISTICS = ("mean", "min", "max", "lo", "hi")
 OPS: dict[str, Callable[[float, float], bool]] = {"<": operator.lt, ">": operator.gt, "<=": operator.le,
@@ -105,27 +112,50 @@ def _images(result: RunResult, model: str, measure: str) -> int:
         * map_images_per_cell(d)
 
 
+def _sweep_scores(check: Check) -> tuple[list[dict[int, float]], int] | None:
+    """Each model's per-seed test accuracy at the sweep value a check names, and the test set's distinct images."""
+    name, _, at = check.preset.partition("@")
+    if name not in SWEEPS or check.measure != "test":
+        raise ValueError(f"{check.line!r}: a sweep check names one of {list(SWEEPS)} and the measure 'test'")
+    base = SWEEPS[name]()
+    rows = load_shipped_rows(name, base)
+    if rows is None:
+        return None
+    return ([{r["seed"]: r["test_acc"] for r in rows if r["model"] == m and r["value"] == float(at)
+              and r["test_acc"] is not None} for m in check.models], distinct_test_images(base.data))
+
+
 def value(check: Check, runs: Mapping[str, RunResult]) -> float | None:
-    """The check's statistic, from the shipped run it names (None where the run, a model or the cells are
-    missing)."""
+    """The check's statistic, from the shipped run or sweep it names (None where the run, a model or the cells
+    are missing)."""
+    if "@" in check.preset:
+        found = _sweep_scores(check)
+        if found is None:
+            return None
+        scores, images = found
+        return _statistic(check, scores, [images] * len(scores))
     result = runs.get(check.preset)
     if result is None:
         return None
     scores = [per_seed(result, m, check.measure) for m in check.models]
+    return _statistic(check, scores, [_images(result, m, check.measure) for m in check.models])
+
+
+def _statistic(check: Check, scores: list[dict[int, float]], images: list[int]) -> float | None:
+    """The check's statistic of per-seed scores (one model's, or two models' paired), each over ``images``."""
     if not all(scores):
         return None
     if len(scores) == 1:
         accs = list(scores[0].values())
         if check.statistic in ("lo", "hi"):
-            iv = accuracy_interval(accs, _images(result, check.models[0], check.measure))
+            iv = accuracy_interval(accs, images[0])
             return iv.lo if check.statistic == "lo" else iv.hi
         return {"mean": sum(accs) / len(accs), "min": min(accs), "max": max(accs)}[check.statistic]
     a, b = scores
     seeds = sorted(set(a) & set(b))
     diffs = [a[s] - b[s] for s in seeds]
     if check.statistic in ("lo", "hi"):
-        ivs = [accuracy_interval([x[s] for s in seeds], _images(result, m, check.measure))
-               for x, m in zip(scores, check.models, strict=True)]
+        ivs = [accuracy_interval([x[s] for s in seeds], n) for x, n in zip(scores, images, strict=True)]
         _, lo, hi = difference(*ivs)
         return lo if check.statistic == "lo" else hi
     return {"mean": sum(diffs) / len(diffs), "min": min(diffs), "max": max(diffs)}[check.statistic]

@@ -93,7 +93,7 @@ PRESET_NOTES = {
 }
 
 # What broke the notebook's ViT: the scale α of its fixed 1-D sin-cos table (values in [-1, 1] at α = 1, added to
-# patch embeddings that start far smaller). Shipped for the lesson's ViT, five seeds (scripts/precompute).
+# patch tokens about half its size at the start). Shipped for the lesson's ViT, five seeds (scripts/precompute).
 POS_SCALES = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0)
 POS_SCALE_SWEEP = Sweep("model.pos_scale", (0.0, 0.02, 0.1, 0.3, 1.0), "scale α of the fixed position table")
 POS_SCALE_SEEDS = 5

@@ -128,12 +128,14 @@ def _from_bench(key: str, question: str, how: str, options: tuple[str, ...],
 def learned_table(v: dict[str, Verdict]) -> tuple[int, str]:
     a, b = v["vit-learned"].interval, v["vit"].interval
     d, lo, hi = difference(a, b)
+    nopos = (f" The same ViT with no position table at all scored {v['vit-nopos'].interval}: compare the learned "
+             "table with it before crediting the table with the gain." if "vit-nopos" in v else "")
     return compared(a, b), (
         f"Over the unseen centres the learned table scored {a}, the lesson's fixed 1-D sin-cos table {b}: a "
-        f"difference of {d * 100:+.0f} points (95 % interval {lo * 100:+.0f} to {hi * 100:+.0f}). The learned table "
-        "starts near zero (0.02 × random) and grows only as training asks; the fixed table adds values of size 1 to "
-        "patch embeddings that start far smaller. Lesson 3's sweep of the fixed table's scale α tests whether that "
-        "size is what matters.")
+        f"difference of {d * 100:+.0f} points (95 % interval {lo * 100:+.0f} to {hi * 100:+.0f}).{nopos} The learned "
+        "table starts near zero (0.02 × random) and grows only as training asks; the fixed table's rows start about "
+        "twice the size of an inked patch's token (lesson 3's *What broke the ViT?* measures both). Lesson 3's sweep "
+        "of the fixed table's scale α, on the lesson's task and on a position task, shows what that size decides.")
 
 
 def flatten_head(v: dict[str, Verdict]) -> tuple[int, str]:

@@ -72,8 +72,9 @@ CARDS: dict[str, Card] = {
                   'differed little.')),
     'vit-learned': Card('ViT, learned positions', '#882255', group='positions',
         what='A learned table (one trained vector per position) instead of the fixed 1-D sin-cos one.',
-        why=('The table can learn which positions are alike, and it starts small (0.02 × random) against the patch '
-             'tokens; every row is trained at every step, since every image holds every position.'),
+        why=('The table starts small (0.02 × random) against the patch tokens and grows only as training asks: '
+             'where the label needs the place (lesson 3\'s position task) it learns it; where it does not, it can '
+             'stay small enough that the model answers as one with no positions (lesson 3\'s phase split).'),
         source="Dosovitskiy et al. 2021, ICLR (ViT's default).",
         reported='Learned 1-D tables worked as well as 2-D or relative ones on ImageNet.'),
     'vit-sincos2d': Card('ViT, 2-D sin-cos positions', '#117733', group='positions',

@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import torch
 
 from core.engine.results.run_result import RunResult
+from core.engine.results.units import Unit
 from core.engine.setting.fingerprint import ROOT, code_fingerprint
 from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
@@ -31,6 +32,14 @@ SHIPPED_CONFIGS: dict[str, GeneralizationConfig] = {
     "remedies-phase": BENCH_PHASE,
     "digits": DIGIT_PRESETS["ten digits"], "digits-0-1": DIGIT_PRESETS["0 vs 1"]}
 SHIPPED = tuple(SHIPPED_CONFIGS)
+# What is random in a run is the seed and the training draw (``core.engine.results.units``): these presets also ship
+# their units over UNIT_SEEDS × UNIT_DRAWS (``results/<preset>.units.json``: each unit's scores, no curves or weights),
+# and their statistics are over those units. Lesson 5's digits ship their own seeds only: one training draw (its
+# split of the 1,797 scans by image is the draw itself, and ten digits train for minutes a draw).
+UNIT_SEEDS = tuple(range(5))
+UNIT_DRAWS = (1, 2, 3)
+REPLICATED = ("lesson", "exercise-1", "exercise-2", "exercise-3", "mlp", "splits-notebook", "splits-phase", "splits-odd",
+              "position-task", "remedies", "remedies-phase")
 
 
 def shipped_path(preset: str) -> Path:
@@ -65,13 +74,46 @@ def save_shipped(preset: str, result: RunResult) -> Path:
     return path
 
 
+def units_path(preset: str) -> Path:
+    return RESULTS_DIR / f"{preset}.units.json"
+
+
+def unit_configs(preset: str) -> dict[int, GeneralizationConfig]:
+    """A replicated preset's setting at each training draw, over every unit seed."""
+    cfg = SHIPPED_CONFIGS[preset]
+    return {d: replace(cfg, data=replace(cfg.data, data_seed=d), train=replace(cfg.train, seeds=UNIT_SEEDS))
+            for d in UNIT_DRAWS}
+
+
+def save_units(preset: str, units: list[Unit]) -> Path:
+    path = units_path(preset)
+    rows = [asdict(u) for u in sorted(units, key=lambda u: (u.data_seed, u.seed, u.model))]
+    path.write_text(json.dumps({"preset": preset, "config": SHIPPED_CONFIGS[preset].to_json(), "units": rows},
+                               separators=(",", ":"), allow_nan=False))
+    stamp(units_path(preset).stem)
+    return path
+
+
+def load_units(preset: str) -> list[Unit]:
+    """A replicated preset's units, when shipped for this code and this preset's setting (else none)."""
+    path = units_path(preset)
+    if preset not in REPLICATED or not path.exists() or not is_stamped(path.stem):
+        return []
+    data = json.loads(path.read_text())
+    if GeneralizationConfig.from_json(data["config"]) != SHIPPED_CONFIGS[preset]:
+        return []
+    return [Unit(**u) for u in data["units"]]
+
+
 def load_shipped(preset: str) -> tuple[RunResult, bool]:
     """(result, fresh): fresh is False when the code changed since the file was made. The trained weights
-    come from the file beside it (tensors only: loaded with ``weights_only``)."""
+    come from the file beside it (tensors only: loaded with ``weights_only``), and its units over seeds and
+    training draws from theirs (``load_units``)."""
     data = json.loads(shipped_path(preset).read_text())
     result = RunResult.from_json({**data["result"], "origin": "shipped"})
     if weights_path(preset).exists():
         result.weights = torch.load(weights_path(preset), weights_only=True)
+    result.replicates = load_units(preset)
     return result, is_stamped(preset)
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.data.data_config import DataConfig
-from core.engine.results.behaviour import OFFSETS, new_for_stride, offset_kind
+from core.engine.results.behaviour import OFFSETS, answer_groups, map_images_per_cell, new_for_stride, offset_kind
 from core.engine.results.run_result import RunResult, summary
 from core.engine.results.verdict import (
     MARGIN,
@@ -32,14 +32,13 @@ from core.engine.results.verdict import (
     phrase,
     unseen_map_interval,
 )
-from core.engine.setting.run_config import GeneralizationConfig
 from core.inspect.equivariance import ShiftResponse
 from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SWEEP, pos_scale_base
 from core.lessons.model_cards import label
 from core.lessons.shipped import load_shipped_rows
 from core.models.registry import spec
 
-SCALE_ROWS = "pos-scale"  # results/pos-scale.json: the α sweep's rows (scripts/precompute)
+SCALE_ROWS = {"shapes": "pos-scale", "where": "pos-scale-where"}  # results/<name>.json: each task's α sweep
 
 
 @dataclass(frozen=True)
@@ -49,11 +48,12 @@ class ScalePoint:
     seeds: tuple[float, ...]  # each seed's test accuracy
 
 
-def scale_points(base: GeneralizationConfig | None = None) -> list[ScalePoint] | None:
-    """The shipped α sweep of the lesson's ViT: each α's test accuracy with its 95 % interval (seeds and the
-    test set's distinct images); None when the shipped rows are missing or stale."""
-    base = base or pos_scale_base()
-    rows = load_shipped_rows(SCALE_ROWS, base)
+def scale_points(task: str = "shapes") -> list[ScalePoint] | None:
+    """The shipped α sweep of the lesson's ViT on ``task`` (the lesson's, or the position task "where"): each α's
+    test accuracy with its 95 % interval (seeds and the test set's distinct images); None when the shipped rows
+    are missing or stale."""
+    base = pos_scale_base(task)
+    rows = load_shipped_rows(SCALE_ROWS[task], base)
     if rows is None:
         return None
     images = distinct_test_images(base.data)
@@ -85,6 +85,33 @@ def scale_notes(points: list[ScalePoint], learned: Interval | None = None, chanc
     if learned is not None:
         out.append(f"The ViT paper's own default, a learned table started at 0.02 × random (lesson 4's bench, test "
                    f"set): {learned}.")
+    return out
+
+
+def tradeoff_notes(what: list[ScalePoint], where: list[ScalePoint], chance: float = 0.5) -> list[str]:
+    """What the two α sweeps show together: at which scales the same ViT is above chance at telling which shape
+    (at unseen centres) and where it is (left or right half), each by its own interval."""
+    by = {p.alpha: p for p in where}
+    pairs = [(p, by[p.alpha]) for p in what if p.alpha in by]
+    if not pairs:
+        return []
+
+    def alphas(keep) -> str:
+        return ", ".join(f"{a.alpha:g}" for a, b in pairs if keep(a.interval, b.interval)) or "none"
+
+    def above(iv: Interval) -> bool:
+        return iv.lo > chance
+    out = [f"Above chance on both tasks (which shape at unseen centres, and where): α = "
+           f"{alphas(lambda a, b: above(a) and above(b))}.",
+           f"Above chance at *where* but not shown above chance at *which shape*: α = "
+           f"{alphas(lambda a, b: above(b) and not above(a))}.",
+           f"Above chance at *which shape* but not shown above chance at *where*: α = "
+           f"{alphas(lambda a, b: above(a) and not above(b))}."]
+    small = [b for a, b in pairs if a.alpha < 0.05]
+    if small and all(not above(b.interval) for b in small):
+        out.append("With a table this small the ViT is not shown to tell where a shape is: "
+                   + "; ".join(f"α = {b.alpha:g}: {b.interval}" for b in small)
+                   + ". Passing the notebook's test there is what a model with no positions does.")
     return out
 
 
@@ -236,3 +263,12 @@ def stride_notes(runs: list[list[StrideRow]], chance: float = 0.5) -> list[str]:
             out.append(f"The blur alone, {label(blurred)} against {label(plain)} with {held_out_words(pair[plain].held_out)} "
                        f"held out: {d * 100:+.0f} points (95 % interval {lo * 100:+.0f} to {hi * 100:+.0f}), {change}.")
     return out
+
+
+def alike_notes(result: RunResult, split: str) -> list[str]:
+    """Models of ``result`` that give the same answer on every map image at every seed: one behaviour, named once."""
+    d = result.config.data
+    images = len(d.kind.centres(d.img_size)) ** 2 * map_images_per_cell(d)
+    return [f"On the {split}, " + ", ".join(f"**{label(m)}**" for m in group) + f" give the same answer on every one "
+            f"of the map's {images} images at each of the {len(result.config.train.seeds)} seeds: one behaviour, not "
+            f"{len(group)}." for group in answer_groups(result)]

@@ -12,8 +12,8 @@ difference in generalization can be put down to that one thing (lesson 4's bench
 - ``pos_embed``: what tells the model where a patch is. "sincos" the lesson's 1-D table; "learned" a trained
   table; "sincos2d" a 2-D table (row and column features); "relative" no table, a learned bias per (row,
   column) offset inside attention (``rel_pos_bias``); "none" nothing at all.
-- ``pos_scale``: the fixed table's scale (1: the notebook's; values in [-1, 1] against patch embeddings that
-  start far smaller). It decides whether position or pattern dominates a token; lesson 3 sweeps it.
+- ``pos_scale``: the fixed table's scale (1: the notebook's; values in [-1, 1]: at the start its rows are
+  about twice the size of an inked patch's token). It decides whether position or pattern dominates a token; lesson 3 sweeps it.
 - ``tokens``: how a token is cut. "patch" the lesson's P×P patches; "overlap" a strided conv whose windows
   reach P/2 into every neighbour; "spt" shifted patch tokenization (``spt``); "stem" a 3×3 conv + ReLU stem
   before the patches (the lesson's hybrid, exercise 3).

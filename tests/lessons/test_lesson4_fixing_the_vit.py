@@ -13,7 +13,8 @@ from tests.test_cli import run_cli
 
 def test_the_bench_is_every_model_with_a_group_and_each_remedy_is_declared_once():
     assert set(BENCH.models) == set(BENCH_MODELS) and set(BENCH_MODELS) <= set(REGISTRY)
-    assert set(REGISTRY) - set(BENCH_MODELS) == {"vit-prenorm", "mlp"}  # the form's pre-norm ViT; lesson 3's MLP
+    # the form's pre-norm ViT; lesson 3's MLP and linear control
+    assert set(REGISTRY) - set(BENCH_MODELS) == {"vit-prenorm", "mlp", "linear"}
     with pytest.raises(ValueError, match="already registered"):
         remedy("cnn-avg", CNNVariant(head="avg"))
 

@@ -3,7 +3,7 @@
 from core.engine.results.verdict import verdicts
 from core.engine.setting.run_config import NOTEBOOK_SETUP
 from core.inspect.equivariance import shift_responses
-from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SWEEP, PRESETS
+from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SWEEP, PRESETS, SPLIT_MODELS
 from core.lessons.lesson4_fixing_the_vit import BENCH
 from core.lessons.shipped import load_fresh_shipped
 from core.lessons.what_broke import scale_notes, scale_points, shift_notes
@@ -38,13 +38,13 @@ def test_the_shift_notes_follow_the_measurements():
     assert any("reordered (a change of 0 to float precision)" in n for n in said)
 
 
-def test_both_splits_are_shipped_for_the_seven_models_and_compared_by_the_differences_interval():
+def test_both_splits_are_shipped_for_the_split_models_and_compared_by_the_differences_interval():
     from core.engine.results.verdict import difference
     from core.lessons.what_broke import split_notes, split_rows
 
     shipped = load_fresh_shipped()
     notebook, phase = shipped[PRESETS["splits-notebook"]], shipped[PRESETS["splits-phase"]]
-    assert notebook.config.models == phase.config.models and len(phase.config.models) == 7
+    assert notebook.config.models == phase.config.models and len(phase.config.models) == len(SPLIT_MODELS)
     assert len(phase.config.train.seeds) == 5 and phase.config.data.phases == (0, 1, 2)
     rows = split_rows(notebook, phase)
     said = split_notes(rows, notebook.config.data, phase.config.data)
@@ -53,3 +53,43 @@ def test_both_splits_are_shipped_for_the_seven_models_and_compared_by_the_differ
         _, lo, hi = difference(r.part, r.whole)
         assert ("lower at new offsets" in note) == (hi < 0) and f"{r.part}" in note
     assert "where and how many the training positions are" in said[-1]  # what else the two splits change
+
+
+def test_new_for_whom_names_each_models_stride_and_the_blurs_gain_by_the_differences_interval():
+    from core.engine.results.verdict import difference
+    from core.lessons.what_broke import stride_notes, stride_rows
+
+    shipped = load_fresh_shipped()
+    phase, odd = (stride_rows(shipped[PRESETS[p]]) for p in ("splits-phase", "splits-odd"))
+    by = [{r.model: r for r in rows} for rows in (phase, odd)]
+    assert by[0]["vit"].new and not by[0]["cnn"].new  # offset 3: new for the patch, not for the pool
+    assert by[1]["vit"].new and by[1]["cnn"].new and by[1]["mlp"].new  # the odd offsets: new for every stride
+    assert (by[0]["vit"].stride, by[0]["cnn"].stride, by[0]["mlp"].stride) == (4, 2, 16)
+    said = stride_notes([phase, odd])
+    assert any(n.startswith("**CNN**: offset 3 held out (not new for its stride 2)") for n in said)
+    for rows in (phase, odd):
+        r = {x.model: x for x in rows}
+        d, lo, hi = difference(r["vit-blur"].accuracy, r["vit"].accuracy)
+        note = next(n for n in said if "with " + ("offset 3" if rows is phase else "offsets 1 and 3") in n
+                    and n.startswith("The blur alone, ViT, blurred"))
+        assert f"{d * 100:+.0f} points" in note and ("higher" in note) == (lo > 0)
+
+
+def test_the_tradeoff_notes_name_the_scales_that_do_both_from_their_intervals():
+    from core.lessons.what_broke import tradeoff_notes
+
+    what, where = scale_points(), scale_points("where")
+    assert where is not None and [p.alpha for p in where] == list(POS_SCALE_SWEEP.values)
+    said = tradeoff_notes(what, where)
+    both = [a.alpha for a, b in zip(what, where, strict=True) if a.interval.lo > 0.5 and b.interval.lo > 0.5]
+    assert said[0].endswith(", ".join(f"{a:g}" for a in both) + ".") and both
+    small = [b for b in where if b.alpha < 0.05]
+    assert any("not shown to tell where" in n for n in said) == all(b.interval.lo <= 0.5 for b in small)
+
+
+def test_models_that_answer_alike_are_named_as_one_behaviour():
+    from core.lessons.what_broke import alike_notes
+
+    phase = load_fresh_shipped()[PRESETS["splits-phase"]]
+    said = alike_notes(phase, "phase split")
+    assert any("**ViT, no positions**" in n and "**ViT, learned positions**" in n for n in said)

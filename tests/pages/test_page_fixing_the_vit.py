@@ -29,7 +29,7 @@ def test_results_wait_for_a_prediction_then_compare_with_it():
     assert "Right:" in verdict and "Not picked, but above chance:" in verdict
     assert "**ViT + random shifts**" in verdict  # each name in bold: names with commas stay apart
     table = at.dataframe[0].value
-    assert len(table) == 16 and {"every unseen centre of the map", "95 % interval", "parameters",
+    assert len(table) == len(BENCH.models) and {"every unseen centre of the map", "95 % interval", "parameters",
                                  "seconds per seed"} <= set(table)
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
     assert any("baseline every remedy" in n for n in notes) and any("CNNs as good as the best" in n for n in notes)
@@ -40,8 +40,8 @@ def test_the_maps_share_one_colour_scale_and_data_efficiency_is_shipped():
     at = reveal(page(PAGE, timeout=60), ())
     open_section(at, "Generalization maps")
     maps = [c.proto.spec for c in at.get("plotly_chart")[1:]]  # after the picture of the split
-    # one figure per column (a phone stacks them: each map as wide as the screen), one colour scale for all 16
-    assert len(maps) == 4 and sum(spec.count('"coloraxis":"coloraxis"') for spec in maps) == 16
+    # one figure per column (a phone stacks them: each map as wide as the screen), one colour scale for every model
+    assert len(maps) == 4 and sum(spec.count('"coloraxis":"coloraxis"') for spec in maps) == len(BENCH.models)
     open_section(at, "Data efficiency")
     assert_clean(at)
     assert len(at.get("plotly_chart")) == 2 and not at.get("progress")

@@ -379,7 +379,7 @@ def test_what_broke_the_vit_asks_a_prediction_before_the_alpha_sweep_then_shows_
     at.radio(key="predict_alpha").set_value("Clearly above chance").run()
     assert_clean(at)
     assert "by the scale α of its table" in " ".join(md.value for md in at.markdown)
-    assert len(at.get("plotly_chart")) == charts + 1
+    assert len(at.get("plotly_chart")) == charts + 2  # the sweep, and which shape against where
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
     assert any("this ViT, with this table at this size, does not" in n for n in notes)
     assert tables(at, "Patch tokens against the position table")[0].loc["ViT (lesson)", "table row"].iloc[0] == "4.00"

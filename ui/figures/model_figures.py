@@ -319,6 +319,30 @@ def scale_figure(alphas: list[float], means: list[float], los: list[float], his:
 
 
 @reused
+def tradeoff_figure(alphas: list[float], what: list, where: list, title: str, chance: float = 0.5) -> go.Figure:
+    """One point per scale α of the position table: its accuracy on the lesson's task (x: which shape, at the
+    unseen centres) against the position task's (y: where the shape is), each with its 95 % interval; the
+    notebook's α = 1 marked. ``what``, ``where``: Intervals."""
+    fig = go.Figure(go.Scatter(
+        x=[iv.mean for iv in what], y=[iv.mean for iv in where], mode="lines+markers+text",
+        text=[f"α = {a:g}" + (" (notebook)" if a == 1 else "") for a in alphas], textposition="top right",
+        marker=dict(color=color("vit"), size=[14 if a == 1 else 9 for a in alphas],
+                    symbol=["star" if a == 1 else "circle" for a in alphas]),
+        line=dict(color=color("vit"), dash="dot"), name="the lesson's ViT at each α",
+        error_x=dict(type="data", symmetric=False, array=[iv.hi - iv.mean for iv in what],
+                     arrayminus=[iv.mean - iv.lo for iv in what]),
+        error_y=dict(type="data", symmetric=False, array=[iv.hi - iv.mean for iv in where],
+                     arrayminus=[iv.mean - iv.lo for iv in where]),
+        hovertemplate="%{text}: which shape %{x:.1%}, where %{y:.1%}<extra></extra>"))
+    for line in (fig.add_vline, fig.add_hline):
+        line(chance, line=dict(dash="dot", color="#6b7280"))
+    fig.update_layout(title=title, height=420, showlegend=False, margin=dict(l=10, r=10, t=40, b=10),
+                      xaxis=dict(range=[0, 1.08], tickformat=".0%", title="which shape: unseen test centres"),
+                      yaxis=dict(range=[0, 1.08], tickformat=".0%", title="where (left or right half): test"))
+    return fig
+
+
+@reused
 def shift_figure(models: list[str], one: list[float], patch: list[float], patch_size: int, title: str) -> go.Figure:
     """Each model's share of answers that change when the patterns move by 1 pixel and by one patch."""
     names = [label(m) for m in models]

@@ -89,6 +89,23 @@ def new_for_stride(d: DataConfig, stride: int, cx: int, cy: int) -> bool:
     return not all(any((c - t) % stride == 0 for t in trained) for c in (cx, cy))
 
 
+def answer_groups(result: RunResult) -> list[tuple[str, ...]]:
+    """Models that give the same answer on every map image at every seed, grouped (two or more each), in the
+    config's order. Two classes only: there, right or wrong on an image is the answer itself; with more classes
+    two wrong answers need not be the same, so no group is claimed."""
+    if len(result.config.data.kind.classes) != 2:
+        return []
+    cells: dict[str, tuple] = {}
+    for m in result.config.models:
+        mine = sorted((p.seed, p.shape, p.cx, p.cy, p.correct) for p in result.position_map if p.model == m)
+        if mine:
+            cells[m] = tuple(mine)
+    groups: dict[tuple, list[str]] = {}
+    for m, key in cells.items():
+        groups.setdefault(key, []).append(m)
+    return [tuple(g) for g in groups.values() if len(g) > 1]
+
+
 def _map_by(result: RunResult, model: str, kind_of) -> dict[str, float]:
     """The model's mean accuracy on the map's cells grouped by ``kind_of(data, cx, cy)``, in first-seen order."""
     d = result.config.data
@@ -97,6 +114,19 @@ def _map_by(result: RunResult, model: str, kind_of) -> dict[str, float]:
         if p.model == model:
             got.setdefault(kind_of(d, p.cx, p.cy), []).append(p.correct)
     return {k: float(np.mean(v)) for k, v in got.items()}
+
+
+def map_scores(result: RunResult, model: str, keep) -> dict[int, float]:
+    """Each seed's accuracy over the map centres ``keep(cx, cy)`` selects: the mean over classes of each class's
+    accuracy there, so that where the label is the place (the position task: one class per centre, and the
+    selected centres need not hold both halves alike) answering one class for everything scores chance. Where
+    every class is at every centre this is the plain mean."""
+    per_seed: dict[int, dict[str, list[float]]] = {}
+    for p in result.position_map:
+        if p.model == model and keep(p.cx, p.cy):
+            per_seed.setdefault(p.seed, {}).setdefault(p.shape, []).append(p.correct)
+    return {seed: sum(sum(v) / len(v) for v in by_class.values()) / len(by_class)
+            for seed, by_class in per_seed.items()}
 
 
 @lru_cache(maxsize=64)

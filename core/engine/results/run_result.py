@@ -73,6 +73,9 @@ class RunResult:
     # "model/seed" -> the trained model's state_dict as torch.save bytes (tens of thousands of numbers each),
     # to look inside it (core.inspect.trained_model)
     weights: dict[str, bytes] = field(default_factory=dict, repr=False)
+    # The same setting's units over more seeds and training draws (``core.engine.results.units.Unit``; a shipped
+    # preset's, kept in a file of its own): what its statistics are over. Empty: the run's own seeds, one draw.
+    replicates: list = field(default_factory=list, repr=False)
 
     def merge(self, part: RunResult) -> None:
         for f in ("rows", "curves", "test_predictions", "position_map"):
@@ -89,6 +92,7 @@ class RunResult:
         for f in ("rows", "curves", "test_predictions", "position_map"):
             setattr(part, f, [x for x in getattr(self, f) if x.model in keep])
         part.weights = {k: w for k, w in self.weights.items() if k.split("/")[0] in keep}
+        part.replicates = [u for u in self.replicates if u.model in keep]
         return part
 
     @property
@@ -97,7 +101,8 @@ class RunResult:
 
     def to_json(self) -> dict:
         """Plain, strict JSON (no NaN or infinity anywhere)."""
-        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "weights"}  # weights: a .pt file
+        out = {f.name: getattr(self, f.name) for f in fields(self)
+               if f.name not in ("weights", "replicates")}  # files of their own
         out["config"] = self.config.to_json()
         for f in ("rows", "curves", "test_predictions", "position_map"):
             out[f] = [asdict(x) for x in out[f]]

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.data.data_config import DataConfig, distinct, make_data
-from core.engine.results.behaviour import REGIONS, map_images_per_cell, region
+from core.engine.results.behaviour import REGIONS, map_images_per_cell, map_scores, region
 from core.engine.results.run_result import RunResult, summary
 
 CHANCE = 0.5  # two balanced classes; a run's own is its dataset's (``Dataset.chance``)
@@ -121,19 +121,6 @@ def unseen_map_interval(result: RunResult, model: str) -> Interval | None:
     the distinct images those centres hold (the lesson's: 64 centres × 2 shapes); None without a map."""
     d = result.config.data
     return map_interval(result, model, lambda cx, cy: region(d, cx, cy) != REGIONS[0])
-
-
-def map_scores(result: RunResult, model: str, keep) -> dict[int, float]:
-    """Each seed's accuracy over the map centres ``keep(cx, cy)`` selects: the mean over classes of each class's
-    accuracy there, so that where the label is the place (the position task: one class per centre, and the
-    selected centres need not hold both halves alike) answering one class for everything scores chance. Where
-    every class is at every centre this is the plain mean."""
-    per_seed: dict[int, dict[str, list[float]]] = {}
-    for p in result.position_map:
-        if p.model == model and keep(p.cx, p.cy):
-            per_seed.setdefault(p.seed, {}).setdefault(p.shape, []).append(p.correct)
-    return {seed: sum(sum(v) / len(v) for v in by_class.values()) / len(by_class)
-            for seed, by_class in per_seed.items()}
 
 
 def map_interval(result: RunResult, model: str, keep) -> Interval | None:

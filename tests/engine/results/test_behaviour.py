@@ -1,7 +1,16 @@
 """core/engine/results/behaviour.py: what a model answers, where on the map it is right, and what a split asks."""
 
 from core.data.data_config import DataConfig
-from core.engine.results.behaviour import REGIONS, answers, map_regions, new_for_stride, region, split_structure
+from core.engine.results.behaviour import (
+    REGIONS,
+    answer_groups,
+    answers,
+    map_regions,
+    new_for_stride,
+    region,
+    split_structure,
+)
+from core.engine.results.run_result import PositionScore, RunResult
 from core.engine.setting.run_config import NOTEBOOK_SETUP
 from core.lessons.lesson5_real_handwriting import DIGITS
 from core.lessons.shipped import load_shipped
@@ -47,3 +56,14 @@ def test_a_held_out_centre_is_new_only_for_the_strides_that_no_training_centre_r
     notebook = DataConfig()
     assert not any(new_for_stride(notebook, s, cx, cy) for s in (2, 4) for cx, cy in notebook.test_positions)
     assert all(new_for_stride(notebook, 16, cx, cy) for cx, cy in notebook.test_positions)
+
+
+def test_models_that_answer_alike_on_every_map_image_and_seed_are_one_group():
+    from dataclasses import replace
+
+    cfg = replace(NOTEBOOK_SETUP, models=("vit", "cnn", "mlp", "linear"))
+    right = {"vit": (1.0, 0.0), "cnn": (1.0, 1.0), "mlp": (1.0, 0.0), "linear": (1.0, 1.0)}
+    cells = [PositionScore(m, seed, "plus", 3, 3, right[m][seed]) for m in cfg.models for seed in (0, 1)]
+    assert answer_groups(RunResult(cfg, position_map=cells)) == [("vit", "mlp"), ("cnn", "linear")]
+    cells[-2] = replace(cells[-2], correct=0.0)  # one image at one seed tells the linear model apart
+    assert answer_groups(RunResult(cfg, position_map=cells)) == [("vit", "mlp")]
