@@ -65,12 +65,12 @@ BACKGROUND = (
     "Lesson 3 asks whether a ViT trained at some positions still recognises shapes at unseen ones. **What "
     f"changes the answer, and why?** Each {term('remedy')} from the literature changes *one* thing of the "
     "lesson's ViT (its data, its positions, its tokens, its attention or its pooling) and is trained on the "
-    f"lesson's split: shapes at centres 5..10, tested at 3..4, five {term('seed', 'seeds')} each, every result "
-    f"with its 95 % {term('interval')} against {term('chance')}. The {term('CNN')} side is tested too: CNNs with "
+    f"lesson's split: shapes at centres 5..10, tested at 3..4, 5 {term('seed', 'seeds')} × 3 "
+    f"training draws each, every result with its 95 % {term('interval')} against {term('chance')}. The {term('CNN')} side is tested too: CNNs with "
     "one part changed. Most of these remedies were measured on ImageNet or CIFAR accuracy, not on positions never "
     "seen in training (the CNN-side cards cite studies that did test untrained positions, on CNNs). That is what "
-    "this bench adds for the ViT. Its verdicts count every unseen centre of the map (128 distinct images), since the "
-    "test set's 8 distinct images cannot tell most remedies apart."
+    "this bench adds for the ViT. Its verdicts count every unseen centre of the map (64 centres), "
+    "where the test set has 4."
 )
 
 
@@ -131,7 +131,7 @@ def show(shown: Shown) -> None:
     st.caption(f"{len(cfg.models)} model(s) × {len(cfg.train.seeds)} seed(s), {cfg.train.epochs} epochs, "
                f"{cfg.data.n_train} training images, " + ("trained at offsets 0-2 within a patch, tested at every other "
                "centre (the phase split)" if cfg.data.phases else "at centres 5..10, tested at 3..4") + f"; {origin}.")
-    v = bench_verdicts(result)  # over every unseen centre of the map: the test set's 8 distinct images decide little
+    v = bench_verdicts(result)  # over every unseen centre of the map: many more places than the test set's 4
     compare(shown.prediction, v)
     with st.expander("Each model's test accuracy, its accuracy at every unseen centre, and what it answers"):
         behaviour_table(result, verdicts(result, {m: model_figures.label(m) for m in cfg.models}))

@@ -44,13 +44,13 @@ PAGE = page_of(__file__)
 EXPERIMENT = Experiment(
     base=DIGITS, controls=CONTROLS, prefix="digits_", lookup=lookup_in, columns=2,  # a selection of the shipped
     # run's models trains nothing
-    question=f"At the {term('seen and unseen positions', 'unseen positions')}, on digits it never saw, the lesson's "
+    question=f"At the {term('seen and unseen positions', 'unseen positions')}, on scans it never trained on, the lesson's "
              "ViT will score…", ask=one_of(PREDICTION.names),
     presets=PRESETS, preset_notes=PRESET_NOTES,
     presets_caption="A preset fills the form; press **Run** to see its result (at once for *ten digits* and *0 vs 1*, "
                     "which ship precomputed).",
-    picture_caption="Split by image too: a third of each digit's scans are test digits only, so every test digit is "
-                    "handwriting the models never saw, whatever its centre.")
+    picture_caption="Split by image too: a third of each digit's scans are test digits only, so every test digit is a "
+                    "scan the models never trained on (by the same 13 writers), whatever its centre.")
 
 
 def intro() -> None:
@@ -64,8 +64,9 @@ BACKGROUND = (
     "with the app). A digit is placed on a 16×16 canvas at a centre; the models train at centres 6..12 and are "
     f"tested at 4..5 ({term('seen and unseen positions')}). The split is by **image** too: a third of each "
     "digit's scans are kept for testing, so a test digit is never a training digit, at any centre. The models are "
-    f"lesson 3's ViT and {term('CNN')}, and lesson 4's {term('remedy', 'remedies')} that were above chance on shapes. "
-    f"Five {term('seed', 'seeds')} each; a result is their mean with a 95 % {term('interval')} against "
+    f"lesson 3's ViT and {term('CNN')}, and four of lesson 4's {term('remedy', 'remedies')}. "
+    f"Five {term('seed', 'seeds')} each, one training draw; each seed's score first, then their mean with a 95 % "
+    f"{term('interval')} against "
     f"{term('chance')} (10 % for ten digits). The question is open in the literature: CNNs fail at untrained "
     "locations in some set-ups (Biscione & Bowers 2021; Blything et al. 2021), and ViTs lose accuracy under small "
     "shifts (Ding et al. 2023)."

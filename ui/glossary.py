@@ -59,16 +59,18 @@ TERMS: dict[str, str] = {
                                  "test asks whether a model recognises a shape at a place it never saw it.",
     "chance": "What guessing scores: 50 % on a two-class test, 10 % on ten digits. A model *at* chance need not "
               "be guessing: one that gives the same answer to every image scores 50 % too (the pages say which). "
-              "The lab calls a result at chance only when its whole interval lies within 10 points of it; an "
-              "interval that holds chance but reaches further says *can't tell yet*.",
-    "seed": "The number that fixes a run's random start (weights, data order). Different seeds of the same "
-            "setting can end differently; the lab trains several and reports their mean.",
-    "interval": "A 95 % confidence interval: a range computed by a procedure that, repeated on new seeds and new "
-                "test images, covers the true accuracy 95 times in 100. It is not a 95 % chance that this one range "
-                "holds it. The lab's joins the spread over seeds with the test set's size, counted in *distinct* "
-                "images (the lesson's test draws 150 from 8). Two intervals that do not overlap show a difference; "
-                "two that overlap show nothing either way: the pages compare models by the interval of their "
-                "difference, and call them *as good as* each other only within 10 points.",
+              "The lab calls a result *at chance* only when its 90 % interval lies within a fifth of chance of it "
+              "(10 points for two classes, 2 for ten); an interval that holds chance but reaches further says "
+              "*can't tell yet*.",
+    "seed": "The number that fixes a model's random start (weights, data order). With the *training draw* (which "
+            "images the training set holds) it is what is random in a run: one model at one seed and one draw is "
+            "a *unit*, and its score is exact, since the test images are every image at their centres.",
+    "interval": "The lab's 95 % interval is about the mean over units (seeds × training draws), each unit's score "
+                "printed first. It is the wider of two: Student's t over the units' scores, and the widest spread "
+                "a score between 0 and 1 could have (as if each unit were a coin flip), so a few units that agree "
+                "do not rule out a failure they happened to miss. Simulated, it covers the true mean at least 92 "
+                "times in 100 in the hardest case (docs/statistics.md). Two intervals that overlap show nothing "
+                "either way: the pages compare two models by the interval of their difference.",
     "rollout": "Attention rollout (Abnar & Zuidema 2020): each layer's attention, with the skip connection added "
                "as an identity (0.5 A + 0.5 I, rows renormalised), multiplied through the layers: an estimate of how "
                "much each patch reaches the class token. A heuristic, not a faithful attribution: it ignores the "

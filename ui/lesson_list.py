@@ -57,7 +57,7 @@ LESSONS: tuple[Lesson, ...] = (
            "of them recognise shapes at unseen positions, then see the bench.", 1, "core.lessons.lesson4_fixing_the_vit"),
     Lesson("pages/5_Real_handwriting.py", "Real handwriting", "✍️",
            "The same test on real handwritten digits (the UCI scans, ten classes or 0 vs 1): new positions *and* "
-           "new handwriting. Does the ViT's blind spot survive, does the CNN hold, and do lesson 4's remedies "
+           "new scans (by the same 13 writers). Does the ViT's blind spot survive, does the CNN hold, and do lesson 4's remedies "
            "still work? Five seeds each, with intervals.", 1, "core.lessons.lesson5_real_handwriting"),
 )
 

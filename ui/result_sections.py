@@ -13,7 +13,7 @@ import streamlit as st
 
 from core.engine.results.behaviour import answers
 from core.engine.results.run_result import RunResult, mean_grid, position_grid, summary
-from core.engine.results.verdict import BAND_WORDS, MARGIN, Verdict, verdicts
+from core.engine.results.verdict import Verdict, margin, phrase, verdicts
 from core.engine.setting.run_config import GeneralizationConfig
 from core.inspect.trained_model import run_data
 from core.lessons.prediction import Prediction, judged_model
@@ -26,7 +26,7 @@ from ui.url_state import named
 from ui.widgets import URL, chart, static_table
 
 PREDICTION_WORDS = {"right": "✅ **right**", "possible": "🤔 **not ruled out, not confirmed**: the interval reaches "
-                    "into your band, more seeds would decide", "wrong": "❌ **not what happened**"}
+                    "into your band", "wrong": "❌ **not what happened**"}
 
 
 def the_split(cfg: GeneralizationConfig) -> None:
@@ -73,13 +73,13 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
         iv = verdict.interval
         col.metric(f"{model_figures.label(m)} · test (unseen)", f"{iv.mean:.1%}", delta=f"95 % interval {iv.lo:.0%}–{iv.hi:.0%}",
                    delta_color="off", delta_arrow="off",
-                   help=f"Mean over {iv.seeds} seed(s), each tested on the same {iv.images} distinct images "
-                        f"({iv.drawn} drawn). {verdict.text}.")
+                   help=f"The mean over {iv.units} units ({iv.counted}), each exact over the test set's images: "
+                        f"{verdict.text}.")
     behaviour_table(result, v)
 
 
 def _said(v: Verdict) -> str:
-    return "the best here" if v.interval is v.best else BAND_WORDS[v.band]
+    return phrase(v.band, v.chance, "best", v.interval is v.best)
 
 
 def behaviour_table(result: RunResult, v: dict[str, Verdict]) -> None:
@@ -93,14 +93,17 @@ def behaviour_table(result: RunResult, v: dict[str, Verdict]) -> None:
         said = answers(result, m)
         u = unseen.get(m)
         rows[model_figures.label(m)] = {
-            f"test set ({verdict.interval.images} distinct images)": f"{verdict.interval} · {_said(verdict)}",
+            "test set": f"{verdict.interval.outcomes}; mean {verdict.interval} · {_said(verdict)}",
             "every unseen centre of the map": "—" if u is None else
-            f"{u.interval} · {_said(u)} ({u.interval.images} distinct images)",
+            f"{u.interval.outcomes}; mean {u.interval} · {_said(u)}",
             "what it answers on the test images": "—" if said is None else said.sentence()}
     static_table(pd.DataFrame.from_dict(rows, orient="index").rename_axis("model"),
                  "Each model: its test accuracy, its accuracy at every unseen centre, and what it answers")
-    st.caption(f"*As good as* and *at chance* mean within {MARGIN * 100:.0f} points; *can't tell yet*: the interval is "
-               "too wide to decide, and more seeds (or more distinct test images) would.")
+    chance = result.config.data.kind.chance
+    st.caption(f"Each unit is one model trained at one seed and one training draw, scored exactly over the images; "
+               f"the interval is about the mean over units. *As good as* and *at chance* mean within "
+               f"{margin(chance) * 100:.0f} points (a fifth of chance, on a 90 % interval); *can't tell yet*: the "
+               "interval reaches both sides.")
 
 
 def scored_rows(result: RunResult) -> list[dict]:
@@ -239,7 +242,7 @@ def ranking_table(result: RunResult, v: dict[str, Verdict], groups: dict[str, st
     seconds = {m: np.mean([r.seconds for r in result.rows if r.model == m]) for m in v}
     table = pd.DataFrame([{
         "model": model_figures.label(m), "group": groups[m], measured: v[m].interval.mean,
-        "95 % interval": f"{v[m].interval.lo:.0%}–{v[m].interval.hi:.0%}", "verdict": BAND_WORDS[v[m].band],
+        "95 % interval": f"{v[m].interval.lo:.0%}–{v[m].interval.hi:.0%}", "verdict": phrase(v[m].band, v[m].chance, "best", v[m].interval is v[m].best),
         "train": s[m].train_mean, "parameters": parameters(m, cfg.model, cfg.data.img_size, cfg.data.kind.outputs), "seconds per seed": seconds[m]} for m in v])
     st.dataframe(table.style.format({measured: "{:.1%}", "train": "{:.1%}", "seconds per seed": "{:.1f}",
                                      "parameters": "{:,}"}), width="stretch", hide_index=True)

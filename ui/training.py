@@ -223,6 +223,10 @@ def differs_from_shipped(live: RunResult, shipped: RunResult, when: str) -> None
             "elsewhere on another machine or thread count (docs/performance.md, *Exercise 2 and \"identical\"*).")
     else:
         text += " Every seed's test accuracy equals the shipped run's."
+    if shipped.replicates and not live.replicates:
+        units = len({(u.seed, u.data_seed) for u in shipped.replicates})
+        text += (f" Its figures are over its own {len(live.config.train.seeds)} seed(s) and one training draw; the "
+                 f"shipped run's over {units} units (seeds × training draws).")
     st.info(text)
 
 

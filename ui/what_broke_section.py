@@ -15,7 +15,7 @@ from core.inspect.census import census
 from core.inspect.equivariance import shift_consistency, shift_responses
 from core.inspect.position_scale import scales
 from core.inspect.trained_model import run_data, shared_model, untrained_model
-from core.lessons.lesson3_vit_vs_cnn import PRESETS
+from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SEEDS, PRESETS
 from core.lessons.lesson4_fixing_the_vit import BENCH
 from core.lessons.what_broke import (
     alike_notes,
@@ -98,7 +98,7 @@ def what_broke(result: RunResult, lookup) -> None:
 
     st.markdown(f"**2 · The position table's size.** The lesson's ViT adds a fixed 1-D sin-cos table to its patch "
                 "tokens. The sweep below trained it again at several scales α of that table, nothing else changed, "
-                f"five {term('seed', 'seeds')} each.")
+                f"{POS_SCALE_SEEDS} {term('seed', 'seeds')} each.")
     if predict_before("alpha", "Predict: at α = 0.02 (a table 50 times smaller), the lesson's ViT at the unseen "
                  "test centres will score…", ALPHA_OPTIONS, "Show the sweep without predicting"):
         points = scale_points()
@@ -118,7 +118,7 @@ def what_broke(result: RunResult, lookup) -> None:
                 both = [p for p in points if p.alpha in by]
                 chart(model_figures.tradeoff_figure([p.alpha for p in both], [p.interval for p in both],
                                                     [by[p.alpha].interval for p in both],
-                                                    "Which shape against where: the same ViT at each α, five seeds"))
+                                                    f"Which shape against where: the same ViT at each α, {len(points[0].seeds)} seeds"))
                 bullets(tradeoff_notes(points, where, d.kind.chance))
         rows = _scales(cfg, run_id(result), cfg.train.seeds[0], result)
         if rows:
@@ -159,7 +159,7 @@ def what_broke(result: RunResult, lookup) -> None:
         return
     rows = split_rows(notebook, phase)
     chart(model_figures.split_figure([r.model for r in rows], [r.whole for r in rows], [r.part for r in rows],
-                                     "Accuracy at whole-patch moves and at new offsets, five seeds each"))
+                                     "Accuracy at whole-patch moves and at new offsets"))
     bullets(split_notes(rows, notebook.config.data, phase.config.data) + alike_notes(phase, "phase split"))
     new_for_whom(phase, lookup(PRESETS["splits-odd"]))
 

@@ -7,12 +7,13 @@ all). A line reads
 
 - ``preset``: a shipped run (``core.lessons.shipped.SHIPPED``), or a shipped sweep at one of its values,
   ``pos-scale@0.02`` (``SWEEPS``: its rows hold each seed's test accuracy only, so its measure is ``test``).
-- ``measure``: ``test`` (the run's test set), ``unseen`` (every map centre never trained on), ``new`` (the
-  held-out map centres that are new for the model's own sampling stride: no training centre reaches them by
-  whole strides, ``behaviour.new_for_stride``) or ``reached`` (the held-out centres its stride does reach).
-- ``statistic``: over the seeds, each seed's accuracy exact over its images: ``mean``, ``min``, ``max``, or the
-  95 % interval's ``lo`` and ``hi`` (``verdict.accuracy_interval``). With ``minus``: the same of the paired
-  per-seed differences (``lo``/``hi`` from the two intervals, ``verdict.difference``).
+- ``measure``: one of ``core.engine.results.units.MEASURES``: ``test`` (the run's test set), ``unseen`` (every map
+  centre never trained on), ``new`` (the held-out centres new for the model's own sampling stride) or ``reached``
+  (the held-out centres its stride does reach).
+- ``statistic``: over the units (each model at one seed and one training draw: the preset's shipped units over
+  seeds × draws, else the run's own seeds), each unit's score exact: ``mean``, ``min``, ``max``, or the 95 %
+  interval's ``lo`` and ``hi`` (``verdict.unit_interval``). With ``minus``: the same of the paired per-unit
+  differences (``verdict.paired``).
 - ``op``: ``<``, ``>``, ``<=`` or ``>=``.
 """
 
@@ -24,20 +25,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.engine.results.behaviour import REGIONS, map_images_per_cell, map_scores, new_for_stride, region
 from core.engine.results.run_result import RunResult
-from core.engine.results.verdict import accuracy_interval, difference, distinct_test_images
+from core.engine.results.units import MEASURES, scores, units_of
+from core.engine.results.verdict import paired, unit_interval
 from core.engine.setting.fingerprint import ROOT
 from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.lesson3_vit_vs_cnn import pos_scale_base
 from core.lessons.shipped import load_shipped_rows
-from core.models.registry import spec
 
 CLAIMS_FILE = ROOT / "docs" / "claims.md"
 # The shipped sweeps a check may name, by file: their base settings
 SWEEPS: dict[str, Callable[[], GeneralizationConfig]] = {"pos-scale": pos_scale_base,
                                                          "pos-scale-where": lambda: pos_scale_base("where")}
-MEASURES = ("test", "unseen", "new", "reached")
 STATISTICS = ("mean", "min", "max", "lo", "hi")
 OPS: dict[str, Callable[[float, float], bool]] = {"<": operator.lt, ">": operator.gt, "<=": operator.le,
                                                   ">=": operator.ge}
@@ -85,35 +84,14 @@ def checks_in(text: str) -> list[Check]:
     return [parse(m.group("body")) for line in text.splitlines() if (m := LINE.match(line))]
 
 
-def _keep(result: RunResult, model: str, measure: str) -> Callable[[int, int], bool]:
-    """Which map centres a map measure counts, for ``model``."""
-    d = result.config.data
-    stride = spec(model).stride(result.config.model, d.img_size)
-    held_out = {"unseen": lambda cx, cy: True, "new": lambda cx, cy: new_for_stride(d, stride, cx, cy),
-                "reached": lambda cx, cy: not new_for_stride(d, stride, cx, cy)}[measure]
-    return lambda cx, cy: region(d, cx, cy) != REGIONS[0] and held_out(cx, cy)
+def unit_scores(result: RunResult, model: str, measure: str) -> dict[tuple[int, int], float]:
+    """The model's score on ``measure`` at each unit: the run's units over seeds and training draws where it
+    ships them (``RunResult.replicates``), else its own seeds."""
+    return scores(result.replicates or units_of(result), model, measure)
 
 
-def per_seed(result: RunResult, model: str, measure: str) -> dict[int, float]:
-    """The model's accuracy on ``measure`` at each seed, exact over that measure's images (on the map, the mean
-    over classes: ``verdict.map_scores``)."""
-    if measure == "test":
-        return {r.seed: r.test_acc for r in result.rows if r.model == model and r.test_acc is not None}
-    return map_scores(result, model, _keep(result, model, measure))
-
-
-def _images(result: RunResult, model: str, measure: str) -> int:
-    """The distinct images a measure holds (what the interval's image part counts)."""
-    d = result.config.data
-    if measure == "test":
-        return distinct_test_images(d)
-    keep = _keep(result, model, measure)
-    return len({(p.cx, p.cy) for p in result.position_map if p.model == model and keep(p.cx, p.cy)}) \
-        * map_images_per_cell(d)
-
-
-def _sweep_scores(check: Check) -> tuple[list[dict[int, float]], int] | None:
-    """Each model's per-seed test accuracy at the sweep value a check names, and the test set's distinct images."""
+def _sweep_scores(check: Check) -> list[dict[tuple[int, int], float]] | None:
+    """Each model's test accuracy at each seed of the sweep value a check names (one training draw)."""
     name, _, at = check.preset.partition("@")
     if name not in SWEEPS or check.measure != "test":
         raise ValueError(f"{check.line!r}: a sweep check names one of {list(SWEEPS)} and the measure 'test'")
@@ -121,8 +99,8 @@ def _sweep_scores(check: Check) -> tuple[list[dict[int, float]], int] | None:
     rows = load_shipped_rows(name, base)
     if rows is None:
         return None
-    return ([{r["seed"]: r["test_acc"] for r in rows if r["model"] == m and r["value"] == float(at)
-              and r["test_acc"] is not None} for m in check.models], distinct_test_images(base.data))
+    return [{(r["seed"], base.data.data_seed): r["test_acc"] for r in rows if r["model"] == m
+             and r["value"] == float(at) and r["test_acc"] is not None} for m in check.models]
 
 
 def value(check: Check, runs: Mapping[str, RunResult]) -> float | None:
@@ -130,33 +108,27 @@ def value(check: Check, runs: Mapping[str, RunResult]) -> float | None:
     are missing)."""
     if "@" in check.preset:
         found = _sweep_scores(check)
-        if found is None:
-            return None
-        scores, images = found
-        return _statistic(check, scores, [images] * len(scores))
-    result = runs.get(check.preset)
-    if result is None:
-        return None
-    scores = [per_seed(result, m, check.measure) for m in check.models]
-    return _statistic(check, scores, [_images(result, m, check.measure) for m in check.models])
+    else:
+        result = runs.get(check.preset)
+        found = None if result is None else [unit_scores(result, m, check.measure) for m in check.models]
+    return None if found is None else _statistic(check, found)
 
 
-def _statistic(check: Check, scores: list[dict[int, float]], images: list[int]) -> float | None:
-    """The check's statistic of per-seed scores (one model's, or two models' paired), each over ``images``."""
-    if not all(scores):
+def _statistic(check: Check, found: list[dict[tuple[int, int], float]]) -> float | None:
+    """The check's statistic over units: of one model's scores, or of two models' paired differences."""
+    if not all(found):
         return None
-    if len(scores) == 1:
-        accs = list(scores[0].values())
+    if len(found) == 1:
+        values = list(found[0].values())
         if check.statistic in ("lo", "hi"):
-            iv = accuracy_interval(accs, images[0])
+            iv = unit_interval(found[0])
             return iv.lo if check.statistic == "lo" else iv.hi
-        return {"mean": sum(accs) / len(accs), "min": min(accs), "max": max(accs)}[check.statistic]
-    a, b = scores
-    seeds = sorted(set(a) & set(b))
-    diffs = [a[s] - b[s] for s in seeds]
+        return {"mean": sum(values) / len(values), "min": min(values), "max": max(values)}[check.statistic]
+    a, b = found
+    shared = [k for k in a if k in b]
+    diffs = [a[k] - b[k] for k in shared]
     if check.statistic in ("lo", "hi"):
-        ivs = [accuracy_interval([x[s] for s in seeds], n) for x, n in zip(scores, images, strict=True)]
-        _, lo, hi = difference(*ivs)
+        _, lo, hi = paired(unit_interval({k: a[k] for k in shared}), unit_interval({k: b[k] for k in shared}))
         return lo if check.statistic == "lo" else hi
     return {"mean": sum(diffs) / len(diffs), "min": min(diffs), "max": max(diffs)}[check.statistic]
 

@@ -4,7 +4,7 @@ tested at 4..5, never seen in training, on digits never seen in training either 
 as by position). Ten classes, and the two-class 0 vs 1 that matches lesson 3's plus vs circle.
 
 The engine is lesson 3's (``run(GeneralizationConfig)``): only the config's ``data.dataset`` differs. The
-models are lesson 3's ViT and CNN and four of lesson 4's remedies that were above chance on shapes (random shifts,
+models are lesson 3's ViT and CNN and four of lesson 4's remedies (random shifts,
 2-D and relative positions, no positions with a mean pool), with the CNN whose head is a flatten + linear layer.
 """
 
@@ -17,7 +17,7 @@ import numpy as np
 from core.data.data_config import DataConfig
 from core.engine.results.behaviour import split_structure
 from core.engine.results.run_result import RunResult, mean_grid, summary
-from core.engine.results.verdict import BANDS, Verdict, difference, verdicts
+from core.engine.results.verdict import BANDS, Verdict, difference, margin, paired, verdicts
 from core.engine.setting.run_config import NOTEBOOK_SETUP, GeneralizationConfig, TrainConfig
 from core.lessons.controls import Control
 from core.lessons.exercise import Answer
@@ -134,8 +134,8 @@ def ten_digits_vit(lookup: Lookup) -> Answer:
         f"On ten digits the lesson's ViT scored {v['vit'].text}; the CNN {v['cnn'].interval}. Chance is 10 %. The "
         f"map separates the two things a test digit can be new in: the ViT gets {s.seen:.0%} of new digits right "
         f"at the *training* centres and {s.unseen:.0%} at the test centres (the CNN: {cnn.seen:.0%} and "
-        f"{cnn.unseen:.0%}). The first number is what new handwriting costs it; the drop to the second, what a new "
-        "position costs."))
+        f"{cnn.unseen:.0%}). The first number is what new scans cost it (new scans by the same 13 writers); the drop "
+        "to the second, what a new position costs."))
 
 
 def two_digits_vs_shapes(lookup: Lookup) -> Answer:
@@ -148,12 +148,12 @@ def two_digits_vs_shapes(lookup: Lookup) -> Answer:
     toy = verdicts(shapes, measure="unseen map")["vit"].interval
     mine = verdicts(result, measure="unseen map")["vit"].interval
     d, lo, hi = difference(mine, toy)
-    correct = compared(mine, toy)
+    correct = compared(mine, toy, result.config.data.kind.chance, same_run=False)
     return Answer(correct, (
         f"Over every unseen centre of the map: 0 vs 1 on real digits, the ViT scored {mine}; plus vs circle in lesson "
         f"3, {toy}. The difference is {d * 100:+.0f} points (95 % interval {lo * 100:+.0f} to {hi * 100:+.0f}): "
-        + {0: "better. ", 1: "as good, within 10 points. ", 2: "worse. ",
-           3: "can't tell yet, the interval holds both a gain and a loss: more seeds would decide. "}[correct]
+        + {0: "better. ", 1: f"as good, within {margin(0.5) * 100:.0f} points. ", 2: "worse. ",
+           3: "can't tell yet: the interval holds both a gain and a loss. "}[correct]
         + "One explanation, not tested here: a 0 and a 1 differ in how much ink there is and how wide it spreads, "
         "which a patch's contents show wherever it sits, while a plus and a circle of one size share most pixels."))
 
@@ -167,7 +167,7 @@ def best_remedy(lookup: Lookup) -> Answer:
     ranked = "; ".join(f"{label(m)} {v[m].interval}" for m in sorted(shown, key=lambda m: -v[m].interval.mean))
     fit = summary(result)
     unfit = [f"{label(m)} ({fit[m].train_mean:.0%} train)" for m in shown if fit[m].train_mean < FITS]
-    below = "cnn" in v and all(difference(v[m].interval, v["cnn"].interval)[2] < 0 for m in shown)
+    below = "cnn" in v and all(paired(v[m].interval, v["cnn"].interval)[2] < 0 for m in shown)
     return Answer(REMEDIES.index(best), (
         f"At the unseen centres on ten digits: {ranked}. The CNN: {v['cnn'].interval}."
         + (" Every remedy is below the CNN (each difference's interval lies below 0)." if below else "")
@@ -175,7 +175,7 @@ def best_remedy(lookup: Lookup) -> Answer:
            if unfit else "")))
 
 
-DIGIT_OPTIONS = ("Better than on plus vs circle", "As good (within 10 points)", "Worse than on plus vs circle",
+DIGIT_OPTIONS = ("Better than on plus vs circle", "As good (within 10 points of it)", "Worse than on plus vs circle",
                  "Can't tell yet")
 EXERCISES: tuple[PresetExercise, ...] = (  # each answered from its preset's run (``preset``)
     PresetExercise("ten-digits", "Ten digits, tested at centres never seen in training: the lesson's ViT is…",
@@ -210,14 +210,13 @@ def notes(result: RunResult, shapes: RunResult | None = None) -> list[str]:
     out.append(split_structure(cfg.data, cfg.model.patch_size).sentence(cfg.data)
                + " The same structure as lesson 3's split: lesson 3's *What broke the ViT?* tests it.")
     splits = {m: seen_unseen(result, m) for m in v}
-    out.append("Test digits at the **training** centres against the **test** centres (the map; every digit is new to "
-               "the models): " + "; ".join(f"{labels[m]} {s.seen:.0%} → {s.unseen:.0%}" for m, s in splits.items())
-               + ". The first number is what new handwriting costs; the drop to the second is what a new position "
-               "costs.")
+    out.append("Test digits at the **training** centres against the **test** centres (the map; every test digit is a scan "
+               "the models never trained on, by the same 13 writers): " + "; ".join(f"{labels[m]} {s.seen:.0%} → {s.unseen:.0%}" for m, s in splits.items())
+               + ". The first number is what new scans cost; the drop to the second is what a new position costs.")
     best = max(v, key=lambda m: v[m].interval.mean)
     by_band = {band: [m for m in REMEDIES if m in v and v[m].band == band and m not in unfit] for band in BANDS}
     if by_band["top"]:
-        out.append(f"Remedies as good as the best ({labels[best]}, within 10 points): "
+        out.append(f"Remedies as good as the best ({labels[best]}, within {margin(cfg.data.kind.chance) * 100:.0f} points): "
                    + ", ".join(f"**{labels[m]}** {v[m].interval.mean:.0%}" for m in by_band["top"]) + ".")
     if by_band["between"]:
         out.append(f"Remedies above chance but below the best ({labels[best]} {v[best].interval.mean:.0%}): "
@@ -240,9 +239,9 @@ def notes(result: RunResult, shapes: RunResult | None = None) -> list[str]:
             said = (f"Against the toy, over every unseen centre of the map: lesson 3's ViT scored {toy.interval} on "
                     f"plus vs circle (chance 50 %); here {mine.interval} (chance {cfg.data.kind.chance * 100:.0f} %).")
             if len(cfg.data.kind.classes) == 2:
-                said += " " + ("Better than on the toy.", "As good, within 10 points.", "Worse than on the toy.",
-                               "Can't tell yet which is higher: more seeds would narrow both.")[
-                    compared(mine.interval, toy.interval)]
+                said += " " + ("Better than on the toy.", f"As good, within {margin(0.5) * 100:.0f} points.",
+                               "Worse than on the toy.", "Can't tell yet which is higher.")[
+                    compared(mine.interval, toy.interval, same_run=False)]
             out.append(said)
     return out
 

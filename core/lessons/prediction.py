@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.engine.results.verdict import MARGIN, Verdict
+from core.engine.results.verdict import Verdict, margin
 from core.models.registry import spec
 
 RIGHT, POSSIBLE, WRONG = "right", "possible", "wrong"
@@ -37,7 +37,7 @@ class Prediction:
 
     def judge(self, prediction: str, verdict: Verdict) -> str:
         """RIGHT when ``prediction`` names the outcome's band; POSSIBLE when it does not, but the interval still
-        reaches into the predicted band (more seeds or test images would decide); else WRONG."""
+        reaches into the predicted band (the units so far cannot rule it out); else WRONG."""
         bands = dict(self.options).get(prediction)
         if bands is None:
             raise ValueError(f"prediction must be one of {list(self.names)}, got {prediction!r}")
@@ -45,7 +45,8 @@ class Prediction:
             return RIGHT
         iv, best, chance = verdict.interval, verdict.best, verdict.chance
         reaches = {"below": iv.lo < chance, "chance": iv.contains(chance),
-                   "between": iv.hi > chance and iv.lo < best.mean - MARGIN, "top": iv.hi >= best.mean - MARGIN}
+                   "between": iv.hi > chance and iv.lo < best.mean - margin(chance),
+                   "top": iv.hi >= best.mean - margin(chance)}
         return POSSIBLE if any(reaches[b] for b in bands) else WRONG
 
 

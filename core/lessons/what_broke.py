@@ -5,7 +5,7 @@ because it lacks the CNN's built-in translation invariance. Two controls the lab
   training centres cover every offset within a patch (``split_structure``): the test asks for whole-patch moves
   only, the one move a stride-P patchify turns into a reordering of the same tokens (lessons 1 and 2).
 - **The table's scale.** The lesson's ViT adds a fixed sin-cos table whose rows are larger than its patch tokens
-  (``core.inspect.position_scale``); the sweep of its scale α (shipped, five seeds) shows what that costs.
+  (``core.inspect.position_scale``); the sweep of its scale α (shipped, 15 seeds) shows what that costs.
 
 A third measure needs no training: how much each model's answer, and what it computes, changes when the test
 patterns move by one pixel or by one patch (``core.inspect.equivariance``). Every sentence here is written
@@ -19,18 +19,26 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.data.data_config import DataConfig
-from core.engine.results.behaviour import OFFSETS, answer_groups, map_images_per_cell, new_for_stride, offset_kind
+from core.engine.results.behaviour import (
+    OFFSETS,
+    REGIONS,
+    answer_groups,
+    map_images_per_cell,
+    new_for_stride,
+    offset_kind,
+    region,
+)
 from core.engine.results.run_result import RunResult, summary
+from core.engine.results.units import scores, units_of
 from core.engine.results.verdict import (
-    MARGIN,
     Interval,
-    accuracy_interval,
     band_of,
     difference,
-    distinct_test_images,
     map_interval,
+    margin,
+    paired,
     phrase,
-    unseen_map_interval,
+    unit_interval,
 )
 from core.inspect.equivariance import ShiftResponse
 from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SWEEP, pos_scale_base
@@ -50,18 +58,18 @@ class ScalePoint:
 
 def scale_points(task: str = "shapes") -> list[ScalePoint] | None:
     """The shipped α sweep of the lesson's ViT on ``task`` (the lesson's, or the position task "where"): each α's
-    test accuracy with its 95 % interval (seeds and the test set's distinct images); None when the shipped rows
-    are missing or stale."""
+    test accuracy, each seed's exact, with the interval of their mean; None when the shipped rows are missing or
+    stale."""
     base = pos_scale_base(task)
     rows = load_shipped_rows(SCALE_ROWS[task], base)
     if rows is None:
         return None
-    images = distinct_test_images(base.data)
     out = []
     for alpha in POS_SCALE_SWEEP.values:
-        accs = tuple(r["test_acc"] for r in rows if r["value"] == alpha and r["test_acc"] is not None)
+        accs = {(r["seed"], base.data.data_seed): r["test_acc"] for r in rows
+                if r["value"] == alpha and r["test_acc"] is not None}
         if accs:
-            out.append(ScalePoint(alpha, accuracy_interval(list(accs), images, base.data.n_test), accs))
+            out.append(ScalePoint(alpha, unit_interval(accs), tuple(accs.values())))
     return out
 
 
@@ -73,8 +81,9 @@ def scale_notes(points: list[ScalePoint], learned: Interval | None = None, chanc
     said = [f"α = {p.alpha:g}{' (the notebook)' if p.alpha == 1 else ''}: {p.interval}, "
             + phrase(band_of(p.interval, best, chance, p.interval is best), chance, "best α")
             for p in points]
-    out = ["The lesson's ViT, five seeds at each scale of its fixed table (test set, "
-           f"{points[0].interval.images} distinct images): " + "; ".join(said) + "."]
+    out = [f"The lesson's ViT, {points[0].interval.units} seeds at each scale of its fixed table (test set, one "
+           "training draw): "
+           + "; ".join(said) + "."]
     notebook = next((p for p in points if p.alpha == 1), None)
     small = [p for p in points if p.alpha < 1 and p.interval.lo > chance]
     if notebook is not None and small and notebook.interval.contains(chance):
@@ -159,13 +168,30 @@ class SplitRow:
     fit: float  # the phase split's mean training accuracy: a model that did not fit says nothing
 
 
+def held_out_interval(result: RunResult, model: str) -> Interval | None:
+    """The model's accuracy at the centres whose offset within a patch no training centre takes, over the run's
+    units (seeds × training draws where it ships them). Where its training centres span the canvas, those are
+    exactly its unseen centres (the units' ``unseen``); otherwise over the run's own seeds."""
+    d = result.config.data
+    unseen = [(cx, cy) for cx in d.kind.centres(d.img_size) for cy in d.kind.centres(d.img_size)
+              if region(d, cx, cy) != REGIONS[0]]
+    if all(offset_kind(d, cx, cy) == OFFSETS[2] for cx, cy in unseen):
+        found = scores(result.replicates or units_of(result), model, "unseen")
+        return unit_interval(found) if found else None
+    return map_interval(result, model, lambda cx, cy: offset_kind(d, cx, cy) == OFFSETS[2])
+
+
+def unseen_interval(result: RunResult, model: str) -> Interval | None:
+    """The model's accuracy at every unseen centre of the map, over the run's units."""
+    found = scores(result.replicates or units_of(result), model, "unseen")
+    return unit_interval(found) if found else None
+
+
 def split_rows(notebook: RunResult, phase: RunResult) -> list[SplitRow]:
     """Each model of both runs: its accuracy at whole-patch moves (the notebook's split) and at new offsets (the
-    phase split), each over the map's distinct images, with its 95 % interval."""
-    d = phase.config.data
+    phase split), each over the run's units, with its 95 % interval."""
     fits = summary(phase)
-    return [SplitRow(m, unseen_map_interval(notebook, m),
-                     map_interval(phase, m, lambda cx, cy: offset_kind(d, cx, cy) == OFFSETS[2]),
+    return [SplitRow(m, unseen_interval(notebook, m), held_out_interval(phase, m),
                      fits[m].train_mean if m in fits else float("nan"))
             for m in phase.config.models if m in notebook.config.models]
 
@@ -177,9 +203,10 @@ def split_notes(rows: list[SplitRow], notebook: DataConfig, phase: DataConfig, c
     for r in rows:
         if r.whole is None or r.part is None:
             continue
-        d, lo, hi = difference(r.part, r.whole)
+        d, lo, hi = difference(r.part, r.whole)  # two runs: their seeds are not the same units
+        m = margin(chance)
         change = ("lower at new offsets" if hi < 0 else "higher at new offsets" if lo > 0 else
-                  "within 10 points either way" if -MARGIN <= lo and hi <= MARGIN else "can't tell yet which is higher")
+                  f"within {m * 100:.0f} points either way" if -m <= lo and hi <= m else "can't tell yet which is higher")
         note = (f"**{label(r.model)}**: whole-patch moves {r.whole}; new offsets {r.part}: {d * 100:+.0f} points "
                 f"(95 % interval {lo * 100:+.0f} to {hi * 100:+.0f}), {change}.")
         if r.part.hi < chance:
@@ -224,8 +251,7 @@ def stride_rows(result: RunResult) -> list[StrideRow]:
         stride = spec(m).stride(result.config.model, d.img_size)
         at = [(cx, cy) for cx in d.kind.centres(d.img_size) for cy in d.kind.centres(d.img_size)
               if offset_kind(d, cx, cy) == OFFSETS[2]]
-        rows.append(StrideRow(m, stride, held_out,
-                              map_interval(result, m, lambda cx, cy: offset_kind(d, cx, cy) == OFFSETS[2]),
+        rows.append(StrideRow(m, stride, held_out, held_out_interval(result, m),
                               any(new_for_stride(d, stride, cx, cy) for cx, cy in at),
                               fits[m].train_mean if m in fits else float("nan")))
     return rows
@@ -257,9 +283,12 @@ def stride_notes(runs: list[list[StrideRow]], chance: float = 0.5) -> list[str]:
             pair = {r.model: r for r in rows if r.model in (blurred, plain)}
             if len(pair) < 2 or pair[blurred].accuracy is None or pair[plain].accuracy is None:
                 continue
-            d, lo, hi = difference(pair[blurred].accuracy, pair[plain].accuracy)
+            # the twins start from the same weights at each seed: paired over their seeds
+            d, lo, hi = paired(pair[blurred].accuracy, pair[plain].accuracy)
+            m = margin(chance)
             change = ("higher" if lo > 0 else "lower" if hi < 0 else
-                      "within 10 points either way" if -MARGIN <= lo and hi <= MARGIN else "can't tell yet which is higher")
+                      f"within {m * 100:.0f} points either way" if -m <= lo and hi <= m else
+                      "can't tell yet which is higher")
             out.append(f"The blur alone, {label(blurred)} against {label(plain)} with {held_out_words(pair[plain].held_out)} "
                        f"held out: {d * 100:+.0f} points (95 % interval {lo * 100:+.0f} to {hi * 100:+.0f}), {change}.")
     return out

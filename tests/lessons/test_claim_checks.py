@@ -56,7 +56,8 @@ def test_a_statistic_is_computed_per_seed_and_over_the_measures_cells():
 
 
 def test_the_notebook_split_reaches_every_held_out_centre_by_whole_strides():
-    notebook = RunResult(NOTEBOOK_SETUP, position_map=[PositionScore("vit", 0, "plus", 3, 3, 1.0)])
+    notebook = RunResult(NOTEBOOK_SETUP, rows=[SeedResult("vit", 0, 1.0, 1.0, 1.0)],
+                         position_map=[PositionScore("vit", 0, "plus", 3, 3, 1.0)])
     assert value(parse("n vit reached mean > 0"), {"n": notebook}) == 1.0
     assert value(parse("n vit new mean > 0"), {"n": notebook}) is None
 

@@ -32,7 +32,8 @@ def test_the_class_token_vit_with_a_learned_table_needs_no_pooling_to_be_above_c
     """The hybrid's old explanation made pooling the cause; the bench's learned table (class token, no pooling) is
     above chance at every unseen centre, and the mean and max pools over patches are not as good as it."""
     v = bench_verdicts(load_fresh_shipped()[BENCH])
-    assert v["vit-learned"].band in ("top", "above") and v["vit-learned"].interval.lo > 0.9
+    learned = v["vit-learned"].interval
+    assert v["vit-learned"].band in ("top", "above") and min(s for _, s in learned.scores) > 0.9  # every unit
     assert v["vit-avg"].interval.mean < v["vit-learned"].interval.mean
     assert v["vit-max"].interval.mean < v["vit-learned"].interval.mean
 
@@ -64,17 +65,18 @@ def test_the_lessons_vit_is_said_to_answer_one_class_where_it_does():
 
 
 def test_the_readmes_phase_split_sentence_rests_on_the_shipped_runs():
-    """README: "every unblurred ViT, the MLP and a linear pixel classifier fall below chance, while the CNN holds"."""
+    """README: "the lesson's ViT, the unblurred ViT variants beside it, the MLP and a linear pixel classifier score under
+    50 % on every unit (...), while the CNN holds"."""
     from core.lessons.lesson3_vit_vs_cnn import PRESETS
     from core.lessons.what_broke import split_rows
     from core.models.registry import spec
 
     shipped = load_fresh_shipped()
     rows = split_rows(shipped[PRESETS["splits-notebook"]], shipped[PRESETS["splits-phase"]])
-    assert ("every unblurred ViT, the MLP and a linear pixel classifier fall below chance, while the CNN holds"
-            in " ".join((ROOT / "README.md").read_text().split()))
+    assert ("the lesson's ViT, the unblurred ViT variants beside it, the MLP and a linear pixel classifier score under "
+            "50 % on every unit" in " ".join((ROOT / "README.md").read_text().split()))
     for r in rows:
         if r.model in ("mlp", "linear") or (spec(r.model).transformer and "blur" not in r.model):
-            assert r.part.hi < 0.5, r.model
+            assert max(score for _, score in r.part.scores) < 0.5, r.model
         elif r.model == "cnn":
-            assert r.part.lo > 0.9
+            assert min(score for _, score in r.part.scores) > 0.99  # every unit

@@ -37,7 +37,8 @@ def test_the_answer_follows_the_run():
 
     def perfect(cfg):
         r = shipped[cfg]
-        return replace(r, position_map=[replace(x, correct=1.0) for x in r.position_map])
+        return replace(r, position_map=[replace(x, correct=1.0) for x in r.position_map],
+                       replicates=[replace(u, unseen=1.0) for u in r.replicates])  # every unit, every draw
 
     assert EXERCISES[0].answer(perfect).correct == 0
 

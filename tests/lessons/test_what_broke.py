@@ -3,16 +3,16 @@
 from core.engine.results.verdict import verdicts
 from core.engine.setting.run_config import NOTEBOOK_SETUP
 from core.inspect.equivariance import shift_responses
-from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SWEEP, PRESETS, SPLIT_MODELS
+from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SEEDS, POS_SCALE_SWEEP, PRESETS, SPLIT_MODELS
 from core.lessons.lesson4_fixing_the_vit import BENCH
 from core.lessons.shipped import load_fresh_shipped
 from core.lessons.what_broke import scale_notes, scale_points, shift_notes
 
 
-def test_the_alpha_sweep_is_shipped_and_read_with_distinct_image_intervals():
+def test_the_alpha_sweep_is_shipped_and_read_over_its_seeds():
     points = scale_points()
     assert points is not None and [p.alpha for p in points] == list(POS_SCALE_SWEEP.values)
-    assert all(len(p.seeds) == 5 and p.interval.images == 8 for p in points)
+    assert all(len(p.seeds) == p.interval.units == POS_SCALE_SEEDS for p in points)
     notebook = next(p for p in points if p.alpha == 1)
     assert notebook.interval.contains(0.5)
 
@@ -22,7 +22,7 @@ def test_the_alpha_notes_say_what_the_sweep_shows_and_no_more():
     learned = verdicts(load_fresh_shipped()[BENCH])["vit-learned"].interval
     said = scale_notes(points, learned)
     small = [p for p in points if p.alpha < 1 and p.interval.lo > 0.5]
-    assert said[0].startswith("The lesson's ViT, five seeds at each scale") and "α = 1 (the notebook)" in said[0]
+    assert said[0].startswith(f"The lesson's ViT, {POS_SCALE_SEEDS} seeds at each scale") and "α = 1 (the notebook)" in said[0]
     assert any("this ViT, with this table at this size, does not" in n for n in said) == bool(small)
     assert f"{learned}" in said[-1]
     assert not any("cannot" in n and "not what these runs show" not in n for n in said)
