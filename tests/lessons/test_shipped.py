@@ -6,11 +6,15 @@ from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from core.lessons.lesson4_fixing_the_vit import positions_base
 from core.lessons.shipped import (
     FINGERPRINTS,
+    REPLICATED,
     RESULTS_DIR,
     SHIPPED,
     SHIPPED_CONFIGS,
+    UNIT_DRAWS,
+    UNIT_SEEDS,
     load_shipped,
     load_shipped_rows,
+    load_units,
     shipped_path,
 )
 from tests.apptest_helpers import page
@@ -39,6 +43,18 @@ def test_the_shipped_results_fit_their_budget_and_carry_no_stamp_of_their_own():
     for path in files:
         if path.suffix == ".json" and path != FINGERPRINTS:
             assert b'"fingerprint"' not in path.read_bytes()[:4096], f"{path.name} stamps itself"
+
+
+@pytest.mark.parametrize("preset", REPLICATED)
+def test_a_replicated_preset_ships_every_unit_over_seeds_and_training_draws(preset):
+    units = load_units(preset)
+    assert units, f"results/{preset}.units.json is missing or stale: python -m scripts.replicate {preset}"
+    cfg = SHIPPED_CONFIGS[preset]
+    assert sorted((u.model, u.seed, u.data_seed) for u in units) == sorted(
+        (m, s, d) for m in cfg.models for s in UNIT_SEEDS for d in UNIT_DRAWS)
+    shipped, _ = load_shipped(preset)
+    own = {(r.model, r.seed): r.test_acc for r in shipped.rows}  # the shipped run's own seeds are its draw's units
+    assert all(u.test == own[u.model, u.seed] for u in units if u.data_seed == cfg.data.data_seed and (u.model, u.seed) in own)
 
 
 def test_shipped_lesson_matches_the_notebook():
