@@ -13,7 +13,7 @@ from core.engine.results.run_result import RunResult
 from core.engine.results.verdict import verdicts
 from core.inspect.census import census
 from core.inspect.equivariance import shift_consistency, shift_responses
-from core.inspect.position_scale import scales
+from core.inspect.position_scale import bias_rms, scales
 from core.inspect.trained_model import run_data, shared_model, untrained_model
 from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SEEDS, PRESETS
 from core.lessons.lesson4_fixing_the_vit import BENCH
@@ -80,11 +80,13 @@ def _scales(cfg, identity: tuple, seed: int, _result: RunResult) -> list[dict]:
             continue
         for when, model in (("at the start", untrained_model(_result, name, seed)),
                             ("after training", shared_model(_result, name, seed))):
-            s = scales(model, images)
-            if s is not None and s.table is not None:
+            s, bias = scales(model, images), bias_rms(model)
+            if s is not None and (s.table is not None or bias is not None):
                 rows.append({"model": model_figures.label(name), "when": when, "inked patch token": f"{s.inked:.2f}",
-                             "blank patch token": f"{s.blank:.2f}", "table row": f"{s.table:.2f}",
-                             "table / inked token": f"{s.ratio:.1f}×"})
+                             "blank patch token": f"{s.blank:.2f}",
+                             "table row": "—" if s.table is None else f"{s.table:.2f}",
+                             "table / inked token": "—" if s.ratio is None else f"{s.ratio:.1f}×",
+                             "attention bias (RMS)": "—" if bias is None else f"{bias:.3f}"})
     return rows
 
 
@@ -161,6 +163,12 @@ def what_broke(result: RunResult, lookup) -> None:
     chart(model_figures.split_figure([r.model for r in rows], [r.whole for r in rows], [r.part for r in rows],
                                      "Accuracy at whole-patch moves and at new offsets"))
     bullets(split_notes(rows, notebook.config.data, phase.config.data) + alike_notes(phase, "phase split"))
+    sizes = _scales(phase.config, run_id(phase), phase.config.train.seeds[0], phase)
+    if sizes:
+        st.markdown(f"Are the position codes used there? Each table's rows and each relative bias, at the start and "
+                    f"after training on the phase split (seed {phase.config.train.seeds[0]}, on its test images): a "
+                    "code that stays near where it started leaves the model answering as one with no positions.")
+        static_table(pd.DataFrame(sizes).set_index("model"), "Position tables and biases on the phase split")
     new_for_whom(phase, lookup(PRESETS["splits-odd"]))
 
 

@@ -42,3 +42,10 @@ def scales(model: nn.Module, images: torch.Tensor) -> Scales | None:
         table = model.patch_position_table() if hasattr(model, "patch_position_table") else None
     return Scales(float(norms[ink].mean()), float(norms[~ink].mean()) if (~ink).any() else 0.0,
                   None if table is None else float(table.detach().norm(dim=-1).mean()))
+
+
+def bias_rms(model: nn.Module) -> float | None:
+    """The root mean square of a relative position bias (added to every attention score; it starts at 0.02 ×
+    random): how far training moved it from near zero. None for a model without one."""
+    bias = getattr(model, "rel_bias", None)
+    return None if bias is None else float(bias.table.detach().pow(2).mean().sqrt())

@@ -79,7 +79,7 @@ def scale_notes(points: list[ScalePoint], learned: Interval | None = None, chanc
         return []
     best = max(points, key=lambda p: p.interval.mean).interval
     said = [f"α = {p.alpha:g}{' (the notebook)' if p.alpha == 1 else ''}: {p.interval}, "
-            + phrase(band_of(p.interval, best, chance, p.interval is best), chance, "best α")
+            + phrase(band_of(p.interval, best, chance, p.interval is best), chance, "best α", p.interval is best)
             for p in points]
     out = [f"The lesson's ViT, {points[0].interval.units} seeds at each scale of its fixed table (test set, one "
            "training draw): "

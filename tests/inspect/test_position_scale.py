@@ -20,3 +20,11 @@ def test_the_fixed_table_is_larger_than_the_tokens_and_alpha_scales_it():
     assert learned.ratio < 0.1
     assert scales(build("cnn", ModelConfig(), 16, 0), images) is None
     assert scales(build("vit-nopos-avg", ModelConfig(), 16, 0), images).table is None
+
+
+def test_a_relative_bias_starts_near_zero_and_only_its_model_has_one():
+    from core.inspect.position_scale import bias_rms
+
+    rms = bias_rms(build("vit-relpos", ModelConfig(), 16, 0))
+    assert 0.01 < rms < 0.03  # 0.02 × random
+    assert bias_rms(build("vit", ModelConfig(), 16, 0)) is None and bias_rms(build("cnn", ModelConfig(), 16, 0)) is None
