@@ -57,8 +57,8 @@ BACKGROUND = (
     "maps every patch with one linear map shared by all patches (lesson 1); what ties a token to a place is the "
     "position table added to it (lesson 2). The notebook concludes the ViT fails because it lacks the CNN's "
     "invariance; *What broke the ViT?* tests that. Each setting trains several "
-    f"{term('seed', 'seeds')}; a result is their mean with a 95 % {term('interval')} that counts the distinct test "
-    f"images, judged against {term('chance')}. The exercises test what changes the outcome."
+    f"{term('seed', 'seeds')} (the shipped presets: 15 seeds over 3 training draws); each seed's score is shown, then "
+    f"their mean with a 95 % {term('interval')}, judged against {term('chance')}. The exercises test what changes the outcome."
 )
 
 

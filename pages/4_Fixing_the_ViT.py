@@ -130,7 +130,10 @@ def show(shown: Shown) -> None:
     origin = "precomputed and shipped with the app" if result.origin == "shipped" else "trained on this server"
     st.caption(f"{len(cfg.models)} model(s) × {len(cfg.train.seeds)} seed(s), {cfg.train.epochs} epochs, "
                f"{cfg.data.n_train} training images, " + ("trained at offsets 0-2 within a patch, tested at every other "
-               "centre (the phase split)" if cfg.data.phases else "at centres 5..10, tested at 3..4") + f"; {origin}.")
+               "centre (the phase split)" if cfg.data.phases else "at centres 5..10, tested at 3..4") + f"; {origin}."
+               + (f" Its verdicts are over {len({(u.seed, u.data_seed) for u in result.replicates})} units (seeds over "
+                  f"{len({u.data_seed for u in result.replicates})} training draws, shipped beside it); its maps and answers over its own seeds."
+                  if result.replicates else ""))
     v = bench_verdicts(result)  # over every unseen centre of the map: many more places than the test set's 4
     compare(shown.prediction, v)
     with st.expander("Each model's test accuracy, its accuracy at every unseen centre, and what it answers"):

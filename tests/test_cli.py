@@ -163,7 +163,7 @@ def test_digits_prints_the_shipped_run_as_the_page_shows_it_and_trains_a_small_s
     assert out["origin"] == "shipped" and out["chance"] == 0.1 and len(out["results"]) == 35
     assert [r["test_acc"] for r in out["results"]] == [r.test_acc for r in shipped.rows]  # the page's numbers
     vit = out["summary"]["vit"]
-    assert vit["band"] in ("below", "chance", "between", "top") and 0 <= vit["map_unseen"] <= vit["map_seen"] + 1
+    assert vit["band"] in ("below", "chance", "unclear", "between", "top") and 0 <= vit["map_unseen"] <= vit["map_seen"] + 1
     p = run_cli("digits", "--task", "digits-0-1", "--models", "vit", "cnn", "--n-train", "100", "--epochs", "30",
                 "--seeds", "1", "--json")
     assert p.returncode == 0, p.stderr

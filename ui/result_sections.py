@@ -58,7 +58,10 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
     d = cfg.data
     st.caption(f"Config: {len(cfg.train.seeds)} seed(s) × {len(cfg.models)} model(s), {d.n_train} training images at "
                f"centres {d.train_range[0]}..{d.train_range[1]}, {d.n_test} test images at {d.test_range[0]}.."
-               f"{d.test_range[1]}, {cfg.train.epochs} epochs; {origin}, in {result.seconds:.1f} s.")
+               f"{d.test_range[1]}, {cfg.train.epochs} epochs; {origin}, in {result.seconds:.1f} s."
+               + (f" Its verdicts are over {len({(u.seed, u.data_seed) for u in result.replicates})} units (seeds "
+                  f"over {len({u.data_seed for u in result.replicates})} training draws, shipped beside it); its curves, maps and answers over its own seeds."
+                  if result.replicates else ""))
     for r in result.diverged:
         st.error(f"{model_figures.label(r.model)}, seed {r.seed}: training **diverged at epoch {r.diverged_at}** (the loss "
                  "exploded or was not finite), so it has no accuracy. Lower the learning rate.")
@@ -73,7 +76,7 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
         iv = verdict.interval
         col.metric(f"{model_figures.label(m)} · test (unseen)", f"{iv.mean:.1%}", delta=f"95 % interval {iv.lo:.0%}–{iv.hi:.0%}",
                    delta_color="off", delta_arrow="off",
-                   help=f"The mean over {iv.units} units ({iv.counted}), each exact over the test set's images: "
+                   help=f"The mean over {iv.units} units ({iv.counted}), each scored over the test set's images: "
                         f"{verdict.text}.")
     behaviour_table(result, v)
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from core.engine.results.run_result import RunResult
-from core.engine.results.verdict import Interval, difference, margin, paired, unit_interval
+from core.engine.results.verdict import Interval, difference, lower_on_most_units, margin, paired, unit_interval
 from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.controls import Control
 from core.lessons.exercise import Exercise
@@ -73,10 +73,15 @@ def from_full_run(lookup: Callable[[GeneralizationConfig], RunResult | None], cf
 
 def compared(a: Interval, b: Interval, chance: float = 0.5, same_run: bool = True) -> int:
     """0 better, 1 as good (the 90 % interval of the difference within ± the margin), 2 worse, 3 can't tell yet:
-    ``a`` against ``b``. Two models of one run are paired over the seeds and draws both have; two runs
-    (``same_run=False``: their seeds are not the same units) are compared by their two intervals."""
+    ``a`` against ``b``. Two models of one run are paired over the units both have (worse or better also where one
+    is lower unit by unit: ``verdict.lower_on_most_units``); two runs (``same_run=False``: their seeds are not the
+    same units) are compared by their two intervals."""
     if same_run:
         (_, lo, hi), (_, lo90, hi90) = paired(a, b), paired(a, b, 0.90)
+        if lower_on_most_units(a, b):  # lower unit by unit (one comparison: the sign test at 5 %)
+            return 2
+        if lower_on_most_units(b, a):
+            return 0
     else:
         (_, lo, hi), (_, lo90, hi90) = difference(a, b), difference(*(unit_interval(dict(x.scores), 0.90) for x in (a, b)))
     return 0 if lo > 0 else 2 if hi < 0 else 1 if -margin(chance) <= lo90 and hi90 <= margin(chance) else 3

@@ -271,15 +271,15 @@ def model_notes(result: RunResult) -> list[str]:
         note = f"The {names[m]} {fit} ({s[m].train_mean:.1%} train) and scored {verdict.text}."
         if m in unseen:
             note += f" Over every unseen centre of the map: {unseen[m].text}."
-        if (said := answers(result, m)) is not None:
-            note += f" It {said.sentence()}."
+        if (said := answers(result, m)) is not None:  # test predictions are kept for the run's own seeds
+            note += f" On this run's own {len(result.config.train.seeds)} seed(s) it {said.sentence()}."
         if s[m].train_mean < FITS:
             note += " A model that has not learned the task says nothing about generalization: more epochs first."
-        if s[m].seeds > 1 and s[m].test_max - s[m].test_min > SEEDS_DISAGREE:
-            per_seed = ", ".join(f"{r.test_acc:.0%}" for r in result.rows if r.model == m and r.test_acc is not None)
-            note += (f" Its seeds disagree ({per_seed}): whether a seed generalizes can hang on its initial weights, "
-                     "and even on float rounding (a different thread count can change a seed's outcome). Add seeds "
-                     "before trusting the mean.")
+        values = [score for _, score in verdict.interval.scores]
+        if len(values) > 1 and max(values) - min(values) > SEEDS_DISAGREE:
+            note += (f" Its units disagree ({min(values):.0%} to {max(values):.0%}): whether a seed generalizes can "
+                     "hang on its initial weights, its training draw, and even on float rounding (a different "
+                     "thread count can change a seed's outcome). The mean hides that: read each unit's score.")
         notes.append(note)
     return notes
 
@@ -310,8 +310,9 @@ def notes(result: RunResult) -> list[str]:
     out.append(f"The {d.n_train} training images hold only **{_distinct(d)} distinct** ones: an image is fixed by "
                f"its shape and centre, and {where}. More images at the same positions only repeat them (exercise 1: "
                f"{ex1.n_train} images, {_distinct(ex1)} distinct). The test set likewise draws {d.n_test} images "
-               f"from **{distinct_test_images(d)} distinct** ones: every image there is at its centres, so a seed's "
-               "score on it is exact, and what varies is the seed and the training draw. The map's unseen centres "
+               f"from **{distinct_test_images(d)} distinct** ones, every image there is at its centres: a seed's score "
+               "is exact over those draws (each distinct image weighted by how often it was drawn), and what varies "
+               "is the seed and the training draw. The map's unseen centres "
                "hold many more images, at many more places. Training computes each distinct image once, weighted by how often it "
                "was drawn: the same loss for a fraction of the work.")
     if cfg.model.patch_size == 2 and any(spec(m).transformer for m in cfg.models):

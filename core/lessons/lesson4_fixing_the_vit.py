@@ -142,7 +142,10 @@ def flatten_head(v: dict[str, Verdict]) -> tuple[int, str]:
     verdict = v["cnn-flatten"]
     how = compared(verdict.interval, v["cnn"].interval)
     said = {0: "better than", 1: "as good as", 2: "below", 3: "not yet distinguishable from"}[how]
-    return OUTCOME[verdict.band], (
+    # the question is against the lesson's CNN: the key and the sentence both read ``compared``
+    key = (2 if verdict.band in ("chance", "below") else 3 if verdict.band == "unclear" else
+           {0: 0, 1: 0, 2: 1, 3: 3}[how])
+    return key, (
         f"The CNN with a flatten + linear head scored {verdict.text} over the unseen centres, {said} the lesson's "
         f"CNN ({v['cnn'].interval}). Its head has a weight for every position of the last feature map, so where a "
         "feature fired can reach the answer; Biscione & Bowers found such heads fail at untrained locations. Here "

@@ -228,9 +228,9 @@ def notes(result: RunResult, shapes: RunResult | None = None) -> list[str]:
     if by_band["unclear"] + by_band["above"]:
         out.append("**Can't tell yet**: " + ", ".join(f"{labels[m]} {v[m].interval}"
                                                     for m in by_band["unclear"] + by_band["above"]) + ".")
-    cnns = [m for m in v if not spec(m).transformer and v[m].band != "top"]
+    cnns = [m for m in v if not spec(m).transformer and v[m].band == "between"]
     if cnns:
-        out.append("A CNN not as good as the best: " + ", ".join(f"**{labels[m]}** {v[m].interval}" for m in cnns)
+        out.append("A CNN below the best: " + ", ".join(f"**{labels[m]}** {v[m].interval}" for m in cnns)
                    + ". A flatten head has a weight for every position of its last feature map.")
     if shapes is not None and "vit" in v:
         toy = verdicts(shapes, measure="unseen map").get("vit")

@@ -33,11 +33,13 @@ SHIPPED_CONFIGS: dict[str, GeneralizationConfig] = {
     "digits": DIGIT_PRESETS["ten digits"], "digits-0-1": DIGIT_PRESETS["0 vs 1"]}
 SHIPPED = tuple(SHIPPED_CONFIGS)
 # What is random in a run is the seed and the training draw (``core.engine.results.units``): these presets also ship
-# their units over UNIT_SEEDS × UNIT_DRAWS (``results/<preset>.units.json``: each unit's scores, no curves or weights),
+# their units over UNIT_DRAWS, 5 seeds each (``results/<preset>.units.json``: each unit's scores, no curves or weights),
 # and their statistics are over those units. Lesson 5's digits ship their own seeds only: one training draw (its
 # split of the 1,797 scans by image is the draw itself, and ten digits train for minutes a draw).
-UNIT_SEEDS = tuple(range(5))
 UNIT_DRAWS = (1, 2, 3)
+# Each draw its own seeds, none shared: a seed shared by two draws would tie their units (the same starting weights),
+# and the interval counts units as independent
+UNIT_SEEDS = {1: tuple(range(5)), 2: tuple(range(5, 10)), 3: tuple(range(10, 15))}
 REPLICATED = ("lesson", "exercise-1", "exercise-2", "exercise-3", "mlp", "splits-notebook", "splits-phase", "splits-odd",
               "position-task", "remedies", "remedies-phase")
 
@@ -81,7 +83,7 @@ def units_path(preset: str) -> Path:
 def unit_configs(preset: str) -> dict[int, GeneralizationConfig]:
     """A replicated preset's setting at each training draw, over every unit seed."""
     cfg = SHIPPED_CONFIGS[preset]
-    return {d: replace(cfg, data=replace(cfg.data, data_seed=d), train=replace(cfg.train, seeds=UNIT_SEEDS))
+    return {d: replace(cfg, data=replace(cfg.data, data_seed=d), train=replace(cfg.train, seeds=UNIT_SEEDS[d]))
             for d in UNIT_DRAWS}
 
 

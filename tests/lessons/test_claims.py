@@ -66,17 +66,17 @@ def test_the_lessons_vit_is_said_to_answer_one_class_where_it_does():
 
 def test_the_readmes_phase_split_sentence_rests_on_the_shipped_runs():
     """README: "the lesson's ViT, the unblurred ViT variants beside it, the MLP and a linear pixel classifier score under
-    50 % on every unit (...), while the CNN holds"."""
+    50 % at most on every unit (...), while the CNN holds"."""
     from core.lessons.lesson3_vit_vs_cnn import PRESETS
     from core.lessons.what_broke import split_rows
     from core.models.registry import spec
 
     shipped = load_fresh_shipped()
     rows = split_rows(shipped[PRESETS["splits-notebook"]], shipped[PRESETS["splits-phase"]])
-    assert ("the lesson's ViT, the unblurred ViT variants beside it, the MLP and a linear pixel classifier score under "
-            "50 % on every unit" in " ".join((ROOT / "README.md").read_text().split()))
+    assert ("the lesson's ViT, the unblurred ViT variants beside it, the MLP and a linear pixel classifier score 50 % "
+            "at most on every unit" in " ".join((ROOT / "README.md").read_text().split()))
     for r in rows:
         if r.model in ("mlp", "linear") or (spec(r.model).transformer and "blur" not in r.model):
-            assert max(score for _, score in r.part.scores) < 0.5, r.model
+            assert max(score for _, score in r.part.scores) <= 0.5, r.model
         elif r.model == "cnn":
             assert min(score for _, score in r.part.scores) > 0.99  # every unit

@@ -50,8 +50,9 @@ def test_what_to_notice_is_written_from_the_numbers():
     lesson = load_fresh_shipped()[PRESETS["lesson"]]
     said = notes(lesson)
     vit, cnn = said[0], said[1]
-    seeds = ", ".join(f"{r.test_acc:.0%}" for r in lesson.rows if r.model == "vit")
-    assert vit.startswith("The ViT (lesson) fit its training positions") and f"Its seeds disagree ({seeds})" in vit
+    units = [score for _, score in verdicts(lesson)["vit"].interval.scores]
+    assert vit.startswith("The ViT (lesson) fit its training positions")
+    assert f"Its units disagree ({min(units):.0%} to {max(units):.0%})" in vit
     assert "seeds 0, 1: circle for every test image" in vit and "can't tell yet" in vit  # what it does, not "guesses"
     assert "disagree" not in cnn and "irrelevant" not in cnn and "the best here" in cnn
     assert any("300 training images hold only **70 distinct**" in n and "**8 distinct**" in n for n in said)

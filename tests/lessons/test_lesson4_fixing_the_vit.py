@@ -113,7 +113,8 @@ def test_the_bench_on_the_phase_split_is_shipped_and_chosen_by_one_control():
     assert config_from(BENCH, CONTROLS, {"bench_split": "notebook"}) == BENCH
     v = bench_verdicts(load_fresh_shipped()[BENCH_PHASE])
     # what the page then says rests on these: random shifts (shown the offsets in training) and the CNNs hold
-    assert v["vit-shift"].band in ("top", "above") and v["cnn"].band == "top"
+    assert v["vit-shift"].band in ("top", "above") and v["cnn"].band in ("top", "above")
+    assert min(score for _, score in v["cnn"].interval.scores) > 0.95  # every unit
 
 
 def test_lesson_4s_exercises_are_answered_from_the_bench_and_follow_its_numbers():

@@ -51,7 +51,8 @@ def test_a_replicated_preset_ships_every_unit_over_seeds_and_training_draws(pres
     assert units, f"results/{preset}.units.json is missing or stale: python -m scripts.replicate {preset}"
     cfg = SHIPPED_CONFIGS[preset]
     assert sorted((u.model, u.seed, u.data_seed) for u in units) == sorted(
-        (m, s, d) for m in cfg.models for s in UNIT_SEEDS for d in UNIT_DRAWS)
+        (m, s, d) for m in cfg.models for d in UNIT_DRAWS for s in UNIT_SEEDS[d])
+    assert len({u.seed for u in units}) == sum(len(UNIT_SEEDS[d]) for d in UNIT_DRAWS)  # no seed in two draws
     shipped, _ = load_shipped(preset)
     own = {(r.model, r.seed): r.test_acc for r in shipped.rows}  # the shipped run's own seeds are its draw's units
     assert all(u.test == own[u.model, u.seed] for u in units if u.data_seed == cfg.data.data_seed and (u.model, u.seed) in own)

@@ -24,8 +24,9 @@ unit is *tied* with it: a description, not an inference.
 is a fifth of chance (10 points for two classes, 2 for ten), so ten classes are judged as fairly as two. Against
 the run's best model: *as good as* where the 90 % interval of the paired difference lies within ± the margin;
 *below the best* where its 95 % interval excludes 0, or where the model scores lower than the best on more of
-their shared units than a fair coin would explain (an exact sign test at 5 %: "lower unit by unit", whatever the
-size of the gaps); otherwise *can't tell yet*. The bands: ``below``, ``chance``,
+their shared units than a fair coin would explain (an exact sign test: "lower unit by unit", whatever the size of
+the gaps; in a run's verdicts Holm-adjusted over its models, since the best is one of many); otherwise *can't
+tell yet*. A model whose band against chance is undecided is still said lower than the best where it is. The bands: ``below``, ``chance``,
 ``unclear`` (can't tell yet against chance), ``between`` (above chance, below the best), ``above`` (above chance,
 can't tell yet against the best) and ``top`` (the best, or as good as it).
 
@@ -122,10 +123,10 @@ class Interval:
 
     @property
     def counted(self) -> str:
-        """What the interval counts, in words: "5 seeds × 3 training draws", "3 seeds, one training draw"."""
+        """What the interval counts, in words: "15 seeds over 3 training draws", "3 seeds, one training draw"."""
         seeds = len({s for (s, _), _ in self.scores}) or self.units
         if self.draws > 1:
-            return f"{seeds} seeds × {self.draws} training draws"
+            return f"{seeds} seeds over {self.draws} training draws"
         return "one seed, so the spread between seeds is unknown" if seeds == 1 else f"{seeds} seeds, one training draw"
 
 
@@ -182,11 +183,27 @@ def sign_test(a: Interval, b: Interval) -> float:
     return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n) if n else 1.0
 
 
-def lower_on_most_units(a: Interval, b: Interval) -> bool:
-    """``a`` scores lower than ``b`` on more units than higher, beyond what chance splits explain (sign test, 5 %)."""
+def wins_and_losses(a: Interval, b: Interval) -> tuple[int, int, int]:
+    """(units where ``a`` scores higher than ``b``, lower, shared)."""
     sa, sb = dict(a.scores), dict(b.scores)
     shared = [k for k in sa if k in sb]
-    return sum(sa[k] < sb[k] for k in shared) > sum(sa[k] > sb[k] for k in shared) and sign_test(a, b) < 0.05
+    return sum(sa[k] > sb[k] for k in shared), sum(sa[k] < sb[k] for k in shared), len(shared)
+
+
+def lower_on_most_units(a: Interval, b: Interval, alpha: float = 0.05) -> bool:
+    """``a`` scores lower than ``b`` on more units than higher, beyond what chance splits explain (sign test)."""
+    wins, losses, _ = wins_and_losses(a, b)
+    return losses > wins and sign_test(a, b) < alpha
+
+
+def holm(p_values: dict[str, float], alpha: float = 0.05) -> dict[str, bool]:
+    """Holm's step-down: which of a family of tests reject at family-wise level ``alpha``."""
+    out, m = {}, len(p_values)
+    for i, (name, p) in enumerate(sorted(p_values.items(), key=lambda kv: kv[1])):
+        if p > alpha / (m - i):
+            break
+        out[name] = True
+    return {name: out.get(name, False) for name in p_values}
 
 
 def tied(a: Interval, b: Interval) -> bool:
@@ -232,8 +249,11 @@ class Verdict:
         return self.band in CANT_TELL
 
 
-def band_of(interval: Interval, best: Interval, chance: float = CHANCE, is_best: bool = False) -> str:
-    """The interval's band against chance and against the best model's interval (module docstring)."""
+def band_of(interval: Interval, best: Interval, chance: float = CHANCE, is_best: bool = False,
+            lower: bool | None = None) -> str:
+    """The interval's band against chance and against the best model's interval (module docstring); ``lower``:
+    whether the model is lower than the best unit by unit, decided over a family of comparisons (default: this
+    one comparison's sign test at 5 %)."""
     m = margin(chance)
     if interval.hi < chance:
         return "below"
@@ -246,7 +266,8 @@ def band_of(interval: Interval, best: Interval, chance: float = CHANCE, is_best:
     if -m <= lo90 and hi90 <= m:
         return "top"
     _, _, hi = paired(interval, best, 0.95)
-    return "between" if hi < 0 or lower_on_most_units(interval, best) else "above"
+    lower = lower_on_most_units(interval, best) if lower is None else lower
+    return "between" if hi < 0 or lower else "above"
 
 
 def phrase(band: str, chance: float, best_label: str, is_best: bool = False) -> str:
@@ -285,11 +306,19 @@ def verdicts(result: RunResult, labels: dict[str, str] | None = None, measure: s
         return {}
     best_name = max(found, key=lambda m: found[m].mean)
     best = found[best_name]
+    # "lower than the best unit by unit": one sign test per model against the best, Holm-adjusted over the run's
+    # models (the more models, the more a few lower units are expected by chance)
+    lower = holm({m: sign_test(iv, best) for m, iv in found.items() if m != best_name
+                  and wins_and_losses(iv, best)[1] > wins_and_losses(iv, best)[0]})
     where = "test set" if measure == "test" else "map's unseen centres"
     out = {}
     for m, iv in found.items():
-        band = band_of(iv, best, chance, is_best=m == best_name)
+        band = band_of(iv, best, chance, is_best=m == best_name, lower=lower.get(m, False))
         words = phrase(band, chance, labels.get(best_name, best_name), m == best_name)
+        if band in ("below", "chance", "unclear") and lower.get(m, False):  # a loss the band against chance hides
+            _, losses, shared = wins_and_losses(iv, best)
+            words += (f"; against the {labels.get(best_name, best_name)}: lower on {losses} of {shared} units (sign "
+                      "test, Holm-adjusted over this run's models)")
         out[m] = Verdict(m, iv, band, f"{iv.outcomes}; mean {iv}, {iv.counted}, on the {where}: {words}", best,
                          chance)
     return out
