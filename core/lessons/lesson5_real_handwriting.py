@@ -14,11 +14,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from core.data.data_config import DataConfig
+from core.data.data_config import DataConfig, make_data
 from core.engine.results.behaviour import split_structure
 from core.engine.results.run_result import RunResult, mean_grid, summary
 from core.engine.results.verdict import BANDS, Verdict, difference, margin, paired, verdicts
 from core.engine.setting.run_config import NOTEBOOK_SETUP, GeneralizationConfig, TrainConfig
+from core.inspect.census import ink_baseline
 from core.lessons.controls import Control
 from core.lessons.exercise import Answer
 from core.lessons.experiment_parts import (
@@ -37,6 +38,7 @@ from core.lessons.experiment_parts import (
 from core.lessons.model_cards import BENCH as BENCH_MODELS
 from core.lessons.model_cards import label
 from core.lessons.prediction import Prediction
+from core.lessons.why_below_chance import ink_baseline_notes
 from core.models.registry import spec
 
 # What the learner predicts before the run: the ViT's outcome at the unseen positions, as verdict bands
@@ -243,5 +245,17 @@ def notes(result: RunResult, shapes: RunResult | None = None) -> list[str]:
                                "Worse than on the toy.", "Can't tell yet which is higher.")[
                     compared(mine.interval, toy.interval, same_run=False)]
             out.append(said)
+    out += ink_count_notes(result)
     return out
+
+
+def ink_count_notes(result: RunResult) -> list[str]:
+    """What one position-free feature scores here: an image's total ink, thresholded on the training images (two
+    classes only: one threshold splits two), beside each model's mean test accuracy on the same test images."""
+    classes = result.config.data.kind.classes
+    if len(classes) != 2:
+        return []
+    data = make_data(result.config.data)
+    ink = ink_baseline(data.Xtr, data.ytr, data.Xte, data.yte, classes)
+    return ink_baseline_notes(ink, {m: s.test_mean for m, s in summary(result).items()})
 

@@ -6,7 +6,7 @@ show: they describe the images a model was handed, not what a trained model did 
 
 from __future__ import annotations
 
-from core.inspect.census import Census, ClassCensus
+from core.inspect.census import Census, ClassCensus, InkBaseline
 from core.lessons.model_cards import label
 
 
@@ -57,7 +57,11 @@ def vote_notes(census: Census, chance: float) -> list[str]:
 
 def ink_notes(census: Census, accuracies: dict[str, float]) -> list[str]:
     """The ink-count baseline, and the models below it on the same test images."""
-    ink = census.ink
+    return ink_baseline_notes(census.ink, accuracies)
+
+
+def ink_baseline_notes(ink: InkBaseline | None, accuracies: dict[str, float]) -> list[str]:
+    """The ink-count baseline (``census.ink_baseline``), and the models below it on the same test images."""
     if ink is None:
         return []
     out = [f"The total ink of an image alone, with one threshold chosen on the training images (total ink above {ink.threshold:g}: "

@@ -72,3 +72,13 @@ def test_notes_are_written_from_the_numbers(shipped):
     assert ("ViT + random shifts" in unfit) == (shift_fit < 0.95)  # named when it did not fit, from the rows
     assert any(n.startswith("Against the toy") for n in said)
     assert not any("Against the toy" in n for n in notes(result))  # without lesson 3's run it says nothing of it
+
+
+def test_the_ink_count_baseline_is_said_for_two_digits_and_not_for_ten():
+    from core.lessons.lesson5_real_handwriting import ink_count_notes
+    from core.lessons.shipped import SHIPPED_CONFIGS, load_fresh_shipped
+
+    shipped = load_fresh_shipped()
+    (two,) = ink_count_notes(shipped[SHIPPED_CONFIGS["digits-0-1"]])
+    assert two.startswith("The total ink of an image alone") and "on the test images" in two
+    assert ink_count_notes(shipped[SHIPPED_CONFIGS["digits"]]) == []  # one threshold splits two classes only
