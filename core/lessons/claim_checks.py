@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.engine.results.run_result import RunResult
-from core.engine.results.units import MEASURES, scores, units_of
+from core.engine.results.units import MEASURES, run_units, scores
 from core.engine.results.verdict import paired, unit_interval
 from core.engine.setting.fingerprint import ROOT
 from core.engine.setting.run_config import GeneralizationConfig
@@ -87,7 +87,7 @@ def checks_in(text: str) -> list[Check]:
 def unit_scores(result: RunResult, model: str, measure: str) -> dict[tuple[int, int], float]:
     """The model's score on ``measure`` at each unit: the run's units over seeds and training draws where it
     ships them (``RunResult.replicates``), else its own seeds."""
-    return scores(result.replicates or units_of(result), model, measure)
+    return scores(run_units(result), model, measure)
 
 
 def _sweep_scores(check: Check) -> list[dict[tuple[int, int], float]] | None:

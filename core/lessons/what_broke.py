@@ -29,7 +29,7 @@ from core.engine.results.behaviour import (
     region,
 )
 from core.engine.results.run_result import RunResult, summary
-from core.engine.results.units import scores, units_of
+from core.engine.results.units import run_units, scores
 from core.engine.results.verdict import (
     Interval,
     band_of,
@@ -176,14 +176,14 @@ def held_out_interval(result: RunResult, model: str) -> Interval | None:
     unseen = [(cx, cy) for cx in d.kind.centres(d.img_size) for cy in d.kind.centres(d.img_size)
               if region(d, cx, cy) != REGIONS[0]]
     if all(offset_kind(d, cx, cy) == OFFSETS[2] for cx, cy in unseen):
-        found = scores(result.replicates or units_of(result), model, "unseen")
+        found = scores(run_units(result), model, "unseen")
         return unit_interval(found) if found else None
     return map_interval(result, model, lambda cx, cy: offset_kind(d, cx, cy) == OFFSETS[2])
 
 
 def unseen_interval(result: RunResult, model: str) -> Interval | None:
     """The model's accuracy at every unseen centre of the map, over the run's units."""
-    found = scores(result.replicates or units_of(result), model, "unseen")
+    found = scores(run_units(result), model, "unseen")
     return unit_interval(found) if found else None
 
 

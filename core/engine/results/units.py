@@ -64,6 +64,11 @@ def units_of(result: RunResult) -> list[Unit]:
             for r in result.rows]
 
 
+def run_units(result: RunResult) -> list[Unit]:
+    """A run's units: the replicates it ships over seeds and training draws, else its own seeds."""
+    return result.replicates or units_of(result)
+
+
 def scores(units: list[Unit], model: str, measure: str) -> dict[tuple[int, int], float]:
     """One model's score on ``measure`` at each (seed, training draw) it has one."""
     return {(u.seed, u.data_seed): s for u in units if u.model == model and (s := u.score(measure)) is not None}

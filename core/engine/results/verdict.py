@@ -43,7 +43,7 @@ from functools import lru_cache
 from core.data.data_config import DataConfig, distinct, make_data
 from core.engine.results.behaviour import REGIONS, map_scores, region
 from core.engine.results.run_result import RunResult, summary
-from core.engine.results.units import scores, units_of
+from core.engine.results.units import run_units, scores
 
 CHANCE = 0.5  # two balanced classes; a run's own is its dataset's (``Dataset.chance``)
 MARGIN_SHARE = 0.2  # the equivalence margin, as a share of chance: "at chance" and "as good as" mean within it
@@ -291,7 +291,7 @@ def intervals(result: RunResult, measure: str = "test") -> dict[str, Interval]:
     where it has them, else its own seeds), in the config's model order; models with no score are left out."""
     if measure not in MEASURES:
         raise ValueError(f"measure must be one of {tuple(MEASURES)}, got {measure!r}")
-    units = result.replicates or units_of(result)
+    units = run_units(result)
     found = {m: scores(units, m, MEASURES[measure]) for m in summary(result)}
     return {m: unit_interval(s) for m, s in found.items() if s}
 
