@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.data.data_config import DataConfig, distinct, make_data
-from core.engine.results.behaviour import REGIONS, map_scores, region
+from core.engine.results.behaviour import map_scores
 from core.engine.results.run_result import RunResult, summary
 from core.engine.results.units import run_units, scores
 
@@ -218,13 +218,6 @@ def distinct_test_images(d: DataConfig) -> int:
     """How many different images the test set holds (the lesson's: 8 of 150 drawn)."""
     data = make_data(d)
     return len(distinct(data.Xte, data.yte)[0])
-
-
-def unseen_map_interval(result: RunResult, model: str) -> Interval | None:
-    """The model's accuracy over every map centre never trained on, over the run's seeds (each exact over the
-    map's images there); None without a map."""
-    d = result.config.data
-    return map_interval(result, model, lambda cx, cy: region(d, cx, cy) != REGIONS[0])
 
 
 def map_interval(result: RunResult, model: str, keep) -> Interval | None:
