@@ -6,6 +6,7 @@ Bad input exits with status 2 and one line on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import json
 import math
@@ -130,6 +131,7 @@ def cmd_worker(args: argparse.Namespace) -> dict:
 
 
 def cmd_patchify(args: argparse.Namespace) -> dict:
+    from core.data.images import decode_upload
     from core.lessons.controls import config_from_args
     from core.lessons.lesson1_patchify import CONTROLS, PatchifyConfig, run_patchify
 
@@ -139,6 +141,10 @@ def cmd_patchify(args: argparse.Namespace) -> dict:
         config = replace(config, image="upload")
         with open(args.file, "rb") as fh:
             upload = fh.read()
+        try:
+            decode_upload(upload)  # decoded once (cached): the run reads the same
+        except ValueError as exc:  # a file that is no image: named, as the page says it beside the uploader
+            raise ValueError(f"--file {args.file}: {exc}") from exc
     return run_patchify(config, upload).to_json()
 
 
@@ -320,12 +326,35 @@ def cmd_claims(args: argparse.Namespace) -> dict:
             "passed": all(o.passed for o in outcomes), "file": str(CLAIMS_FILE.relative_to(CLAIMS_FILE.parents[1]))}
 
 
+DRAWING_TEXT = ". for empty, # for ink, 1-9 for grey, one row per line or rows split by /"
+
+
+def drawing_text(value: str) -> str:
+    """``--image``'s drawing: the text of the file it names, else the value itself. A value that is not a drawing's
+    text and looks like a path (a file extension or a path separator) but names no file is refused as that: read
+    as a drawing it would be refused for its letters ("got 'adginrtwx'"), which says nothing of the missing file."""
+    from pathlib import Path
+
+    path = Path(value)
+    try:
+        is_file = path.is_file()
+    except OSError:  # a drawing's text on one line can be longer than a file's name may be
+        is_file = False
+    if is_file:
+        return path.read_text()
+    drawn = set(value) <= set(".#0123456789/ \t\r\n")
+    if not drawn and (path.suffix or os.sep in value or "/" in value):
+        raise ValueError(f"no file {value} (a drawing is given as a text file, or as the text itself: {DRAWING_TEXT})")
+    return value
+
+
 def cmd_probe(args: argparse.Namespace) -> dict:
     from core.inspect.trained_model import distances, probe, seen_centre
 
+    text = drawing_text(args.image) if args.image is not None else None  # a missing file said before a run loads
     result, shape = _probed_run(args)
-    if args.image is not None:
-        return _probe_drawing(args, result, shape)
+    if text is not None:
+        return _probe_drawing(args, result, shape, text)
     cx, cy = args.centre
 
     def one(x: int, y: int) -> dict:
@@ -360,18 +389,15 @@ def _lens(result, args: argparse.Namespace, image) -> list[dict]:
     return [dict(zip(result.config.data.kind.classes, map(float, row), strict=True)) for row in lens.probs]
 
 
-def _probe_drawing(args: argparse.Namespace, result, shape: str) -> dict:
+def _probe_drawing(args: argparse.Namespace, result, shape: str, text: str) -> dict:
     """``probe --image``: the learner's own drawing through every trained model of the run, the probed model's
-    logit lens, and the shift sweep of the drawn class (``shape``) at the probed seed."""
-    from pathlib import Path
-
+    logit lens, and the shift sweep of the drawn class (``shape``) at the probed seed; ``text``: the drawing
+    (``drawing_text``)."""
     from core.data import drawing
     from core.inspect.own_input import answers, shift_sweep, where
     from core.models.registry import spec
 
     size, classes = result.config.data.img_size, result.config.data.kind.classes
-    path = Path(args.image)
-    text = path.read_text() if path.is_file() else args.image
     image = drawing.from_text(text, size)
     out = {"preset": args.preset, "model": args.model, "seed": args.seed, "shape": shape,
            "drawing": drawing.to_text(image).splitlines(), "link": drawing.encode(image),
@@ -491,6 +517,54 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 
+def _long_options(parser: argparse.ArgumentParser) -> list[str]:
+    return [s for a in parser._actions for s in a.option_strings if s.startswith("--")]
+
+
+def _nearest(name: str, options: list[str]) -> str | None:
+    """The option most like ``name`` (a typo, or the other spelling: --center for --centre), if one is close."""
+    near = difflib.get_close_matches(name.lstrip("-"), [o.lstrip("-") for o in options], n=1, cutoff=0.6)
+    return "--" + near[0] if near else None
+
+
+def unknown_arguments(commands: dict[str, argparse.ArgumentParser], command: str, unknown: list[str]) -> str:
+    """argparse's "unrecognized arguments" said usefully: each unknown option with the nearest of the subcommand's
+    own, else the subcommand that has one like it, else where its options are listed; each named with the values
+    that followed it (what was typed, in one line)."""
+    said, strays, groups = [], [], []  # groups: [unknown option, the values that followed it]
+    for token in unknown:
+        name = token.split("=", 1)[0]
+        if name.startswith("-") and not _is_number(name):
+            groups.append([token])
+        elif groups:
+            groups[-1].append(token)
+        else:
+            strays.append(token)
+    for group in groups:
+        name, given = group[0].split("=", 1)[0], " ".join(group)
+        if near := _nearest(name, _long_options(commands[command])):
+            said.append(f"unknown option {given}: did you mean {near}?")
+            continue
+        elsewhere = [(c, n) for c, p in commands.items() if c != command and (n := _nearest(name, _long_options(p)))]
+        if elsewhere:
+            other, near = elsewhere[0]
+            said.append(f"unknown option {given}: {near} is an option of {other}, not of {command} "
+                        f"(python -m core {command} --help lists its own)")
+        else:
+            said.append(f"unknown option {given} (python -m core {command} --help lists the options)")
+    if strays:
+        said.append(f"unrecognized arguments: {' '.join(strays)}")
+    return "; ".join(said)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _start_workers_early(argv: list[str]) -> list:
     """For a training command, start its worker processes before this process imports anything heavy:
     they import torch while this one does, instead of after it. One per available core, less one: this
@@ -529,7 +603,7 @@ def main(argv: list[str] | None = None, process: bool = False) -> int:
         args.early_workers, args.here = early, process
         if unknown:  # named by the subcommand they were given to, with its own usage on --help
             commands = next(a for a in parser._actions if a.dest == "command").choices
-            commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+            commands[args.command].error(unknown_arguments(commands, args.command, unknown))
         try:
             result = args.func(args)
         except (ValueError, OSError) as exc:

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from ui.exercise_panel import progress
+from ui.glossary import term
 from ui.lesson_list import LESSONS, lesson_of
 from ui.widgets import chart, sidebar
 
@@ -69,9 +70,10 @@ st.markdown(
     "- **Words you may not know** link to the [glossary](Glossary).\n"
     "- **Break it** switches remove the property being taught, so you can see that the check can fail.\n"
     "- **What to notice** is written from this run's numbers, not canned text.\n"
-    "- **The code that ran** (a switch at the bottom) is the real source of the `core` functions, "
-    "read live with `inspect`. The same experiments run from a terminal: `python -m core --help`."
+    "- **The code that ran** (a switch at the bottom) is the lab's own source, read from the running program: "
+    "the very functions that computed the page. The same experiments run from a terminal: `python -m core --help`."
 )
-st.caption("Based on the lesson notebook “Lesson 46: Vision Transformers” and a reduced ViT teaching module.")
+st.caption("Based on the lesson notebook “Lesson 46: Vision Transformers” and "
+           f"{term('the seed module', 'its reduced ViT teaching module')}.")
 with puzzle:
     finding()

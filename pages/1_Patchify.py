@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from core.data.images import decode_upload
 from core.lessons.controls import config_from
 from core.lessons.lesson1_patchify import CONTROLS, PatchifyConfig, PatchifyResult, notes, run_patchify
 from core.nn.patch_embed import ConvPatchEmbed, LinearPatchEmbed, compare_embeddings, conv_weight_from_linear
@@ -11,7 +12,18 @@ from ui.figures import image_figures, plots
 from ui.form_controls import live_control
 from ui.glossary import term
 from ui.lesson_list import page_of
-from ui.widgets import URL, background, bullets, chart, page_header, sections, share_link, show_source
+from ui.widgets import (
+    URL,
+    as_text,
+    background,
+    bullets,
+    chart,
+    page_header,
+    sections,
+    share_link,
+    show_link_notes,
+    show_source,
+)
 
 PAGE = page_of(__file__)
 
@@ -40,6 +52,17 @@ def key_controls(values: dict) -> int:
     return c3.slider("Patch to follow (red box)", 0, n - 1, min(5, n - 1), key=f"chosen_{n}", bind=URL)
 
 
+def readable(upload: bytes) -> bytes | None:
+    """The upload, or None where it cannot be shown (not an image, damaged, too large), said in one sentence
+    beside the uploader: the synthetic image is shown and the rest of the page draws as usual."""
+    try:
+        decode_upload(upload)  # decoded once (cached): the lesson's run reads the same
+    except ValueError as exc:
+        st.warning(f"That file cannot be shown ({as_text(exc)}): the synthetic image is used instead.")
+        return None
+    return upload
+
+
 def controls(values: dict) -> tuple[PatchifyConfig, bytes | None]:
     """The other settings, in the sidebar; the config from every control's value, validated once."""
     base, by_key = PatchifyConfig(), {c.key: c for c in CONTROLS}
@@ -54,8 +77,8 @@ def controls(values: dict) -> tuple[PatchifyConfig, bytes | None]:
             file = st.file_uploader("Your image (PNG, JPEG, GIF, BMP, TIFF or WebP; cropped to a square, resized "
                                     "and converted)",
                                     type=["png", "jpg", "jpeg", "gif", "bmp", "tif", "tiff", "webp"])
-            upload = file.getvalue() if file is not None else None
-            if upload is None:
+            upload = readable(file.getvalue()) if file is not None else None
+            if file is None:
                 st.info("Upload an image; until then the synthetic one is shown.")
         live_control(by_key["channels"], base, values)
         st.header("Embedding")
@@ -141,7 +164,7 @@ def what_to_notice(r: PatchifyResult) -> None:
 EXERCISE_SETTINGS = {
     "tokens": {"size": 32, "patch_32": 2},
     "grey-order": {"channels": 1, "wrong_order": True},
-    "precision": {"dtype": "float32"},
+    "precision": {"dtype": "float32", "channels": 3, "wrong_order": False},
 }
 
 
@@ -156,6 +179,7 @@ BACKGROUND = (
 
 def main() -> None:
     intro()
+    link_box = st.empty()  # what the link named that the page could not use, once the controls have read it
     values: dict = {}  # each control's value, by key
     chosen = key_controls(values)
     try:
@@ -163,6 +187,7 @@ def main() -> None:
         r = cached_run(config, upload)
     except ValueError as exc:
         st.error(f"Cannot show this image: {exc}")
+        show_link_notes(link_box)
         return
     sections("patchify_view", {
         "grid": ("1 · The image and its patch grid", lambda: patch_grid(r, chosen)),
@@ -171,10 +196,11 @@ def main() -> None:
     })
     metrics(r)
     background(BACKGROUND)
-    exercise_panel(PAGE, do=show_me(EXERCISE_SETTINGS))
+    exercise_panel(PAGE, (config, upload), show_me(EXERCISE_SETTINGS))  # answered on the page's setting
     what_to_notice(r)
     share_link()
     show_source(patchify, LinearPatchEmbed, ConvPatchEmbed, conv_weight_from_linear, compare_embeddings)
+    show_link_notes(link_box)  # last: every control and tab has read the link
 
 
 main()

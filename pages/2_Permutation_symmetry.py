@@ -25,7 +25,17 @@ from ui.figures import image_figures, plots
 from ui.form_controls import live_control
 from ui.glossary import term
 from ui.lesson_list import page_of
-from ui.widgets import URL, background, bullets, chart, page_header, sections, share_link, show_source
+from ui.widgets import (
+    URL,
+    background,
+    bullets,
+    chart,
+    page_header,
+    sections,
+    share_link,
+    show_link_notes,
+    show_source,
+)
 
 PAGE = page_of(__file__)
 
@@ -81,6 +91,7 @@ def model_controls() -> SymmetryConfig:
 
 def claims_table(cfg: SymmetryConfig) -> None:
     st.subheader("The four claims, measured now")
+    st.caption(f"The claims of {term('the seed module')}, checked on this page's model with the settings above.")
     # One line per claim (text wraps on any screen; a table would be cut off or scroll sideways)
     lines = [f"{'✅ **PASS**' if c.passed else '❌ **FAIL**'} · {c.claim}: measured **{c.value:.3g}** "
              f"(tolerance {c.tolerance:g}). {c.detail}" for c in cached_claims(cfg)]
@@ -193,6 +204,7 @@ EXERCISE_SETTINGS = {
 
 def main() -> None:
     intro()
+    link_box = st.empty()  # what the link named that the page could not use, once the controls have read it
     cfg = model_controls()
     notes = sections("symmetry_view", {
         "shuffle": (SHUFFLE, lambda: shuffle_section(cfg)),
@@ -205,6 +217,7 @@ def main() -> None:
     what_to_notice(notes)
     share_link()
     show_source(PreNormViT, Attention, permute_and_compare, one_patch_change, verify)
+    show_link_notes(link_box)  # last: every control and tab has read the link
 
 
 main()

@@ -7,7 +7,6 @@ import streamlit as st
 from core.data.shapes import make_dataset
 from core.engine.results.run_result import RunResult
 from core.engine.running.train import train
-from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.lesson3_vit_vs_cnn import CONTROLS, PREDICTION, PRESET_NOTES, PRESETS, SWEEPS, notes
 from core.models.cnn import CNNClassifier
 from core.models.postnorm_vit import PostNormViT
@@ -19,7 +18,7 @@ from ui.figures import model_figures
 from ui.glossary import term
 from ui.lesson_list import page_of
 from ui.look_inside import load_models_ahead, look_inside
-from ui.prediction_gate import one_of
+from ui.prediction_gate import one_of, revealed_only
 from ui.result_sections import (
     accuracy_and_curves,
     downloads,
@@ -55,8 +54,10 @@ BACKGROUND = (
     f"A {term('CNN')} applies the same filters at every position and keeps each filter's strongest response "
     f"anywhere (global max pooling): an {term('inductive bias')} towards answering alike wherever a shape is. A ViT "
     "maps every patch with one linear map shared by all patches (lesson 1); what ties a token to a place is the "
-    "position table added to it (lesson 2). The notebook concludes the ViT fails because it lacks the CNN's "
-    "invariance; *What broke the ViT?* tests that. Each setting trains several "
+    f"position table added to it (lesson 2). {term('the notebook', 'The notebook')} concludes the ViT fails because "
+    "it lacks the CNN's invariance; *What broke the ViT?* tests that. The *mlp* preset sets "
+    + term("Lesson 33's flatten MLP") + " beside both: the notebook says its ViT stands in for it. Each setting "
+    "trains several "
     f"{term('seed', 'seeds')} (the shipped presets: 15 seeds over 3 training draws); each seed's score is shown, then "
     f"their mean with a 95 % {term('interval')}, judged against {term('chance')}. The exercises test what changes the outcome."
 )
@@ -68,17 +69,22 @@ def what_to_notice(result: RunResult) -> None:
     bullets(notes(result))  # written from the run's numbers (core: lesson3_vit_vs_cnn.notes)
 
 
-def sweeps(form_cfg: GeneralizationConfig | None) -> None:
+def sweeps(shown: Shown) -> None:
     st.subheader("Sweeps: one setting, several runs")
     st.caption("Re-runs the form's setting at several values of one setting (uses the models and seeds above).")
+    form_cfg = shown.form_cfg
     c1, c2 = st.columns([2, 1])
     which = named(c1.selectbox, "Sweep", list(SWEEPS), next(iter(SWEEPS)), key="sweep_name",
                   format_func=lambda k: f"test accuracy vs {SWEEPS[k].axis_title}: " + ", ".join(map(str, SWEEPS[k].values)))
-    if c2.button("Run sweep", key="sweep_run", disabled=form_cfg is None):
+    # a sweep's accuracies answer the prediction too: none before it is made or skipped
+    if c2.button("Run sweep", key="sweep_run", disabled=form_cfg is None or not shown.revealed):
         rows = sweep_live(form_cfg, SWEEPS[which], "Cannot run this sweep: {reason}")
         if rows is not None:
             st.session_state.sweep_rows = (which, rows)
-    if "sweep_rows" in st.session_state:
+    if not shown.revealed:
+        st.info("Make your prediction at the top of the page first (or skip it): a sweep shows the same models' "
+                "accuracies.")
+    elif "sweep_rows" in st.session_state:
         name, rows = st.session_state.sweep_rows
         ok = [r for r in rows if r["test_acc"] is not None]
         chart(model_figures.sweep_figure(ok, SWEEPS[name].axis_title, SWEEPS[name].log_x))
@@ -109,8 +115,8 @@ def main() -> None:
     intro()
     shown = run_experiment(EXPERIMENT, show_results)
     background(BACKGROUND)
-    exercise_panel(PAGE, (shown.store.get,), preset_exercise(EXPERIMENT))
-    sweeps(shown.form_cfg)
+    exercise_panel(PAGE, (revealed_only(shown.store.get),), preset_exercise(EXPERIMENT))
+    sweeps(shown)
     link = share_link()
     if shown.result is not None and shown.revealed:
         downloads(shown.result, link)

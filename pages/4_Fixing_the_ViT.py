@@ -11,7 +11,7 @@ from core.lessons.lesson4_fixing_the_vit import (
     CONTROLS,
     POSITIONS_SEEDS,
     POSITIONS_SWEEP,
-    REMEDIES,
+    VIT_REMEDIES,
     bench_verdicts,
     from_bench,
     notes,
@@ -34,7 +34,7 @@ from ui.figures import model_figures
 from ui.glossary import term
 from ui.lesson_list import page_of
 from ui.look_inside import load_models_ahead, look_inside
-from ui.prediction_gate import some_of
+from ui.prediction_gate import revealed_only, some_of
 from ui.result_sections import behaviour_table, maps_grid, ranking_table
 from ui.training import sweep_live
 from ui.widgets import background, bullets, chart, page_header, sections, share_link, show_source
@@ -44,10 +44,10 @@ PAGE = page_of(__file__)
 EXPERIMENT = Experiment(
     base=BENCH, controls=CONTROLS, prefix="bench_", lookup=from_bench, columns=2,  # the shipped bench serves any
     # selection of its models and seeds
-    question=f"Which {term('remedy', 'remedies')} work? Each is one change to the lesson's ViT; the cards below say "
-             "what it changes. Pick those that will be **above chance** (the whole 95 % interval above it) at the "
-             "unseen centres.",
-    ask=some_of(REMEDIES, "Remedies that will work", model_figures.label),
+    question=f"Which {term('remedy', 'remedies')} help? Each is one change to the lesson's ViT; the cards below say "
+             "what it changes. Pick those the bench will show **better than the lesson's ViT** at the unseen centres "
+             "(higher unit by unit, or the 95 % interval of the difference above 0).",
+    ask=some_of(VIT_REMEDIES, "Remedies that will beat the lesson's ViT", model_figures.label),
     describe=lambda picks: " · ".join(map(model_figures.label, picks)))
 
 
@@ -117,11 +117,13 @@ def names(models) -> str:
 def compare(picked: tuple[str, ...] | None, v: dict[str, Verdict]) -> None:
     if not picked:
         return
+    if "vit" not in v:
+        st.info("Your prediction is judged against the lesson's ViT: select *ViT (lesson)* too and press Run.")
+        return
     hit, wrong, missed = prediction_against_bench(picked, v)
-    unsure = [m for m in picked if m not in hit and m not in wrong]
-    st.markdown(f"**Your prediction against the bench** (over every unseen centre of the map).\n- ✅ Right: "
-                f"{names(hit)}\n- ❌ Picked, but at chance or below it: {names(wrong)}\n- 🤔 Not picked, but above "
-                f"chance: {names(missed)}" + (f"\n- ❔ Picked, and can't tell yet: {names(unsure)}" if unsure else ""))
+    st.markdown(f"**Your prediction against the bench** (over every unseen centre of the map, against the lesson's "
+                f"ViT unit by unit).\n- ✅ Right: {names(hit)}\n- ❌ Picked, but not shown better than the lesson's "
+                f"ViT: {names(wrong)}\n- 🤔 Not picked, but shown better: {names(missed)}")
 
 
 def show(shown: Shown) -> None:
@@ -159,7 +161,7 @@ def main() -> None:
         st.download_button("Per-seed results (CSV, with the link)", lambda: results_csv(shown.result, link),
                            "vit_remedies_results.csv", "text/csv")  # built when clicked (ui.downloads)
     background(BACKGROUND)
-    exercise_panel(PAGE, (shown.store.get,))
+    exercise_panel(PAGE, (revealed_only(shown.store.get),))
     show_source(PostNormViT, RandomShift, RelativePositionBias, ShiftedPatchTokens, diagonal_mask)
 
 

@@ -26,7 +26,7 @@ from ui.figures import model_figures
 from ui.glossary import term
 from ui.lesson_list import page_of
 from ui.look_inside import load_models_ahead, look_inside
-from ui.prediction_gate import one_of
+from ui.prediction_gate import one_of, revealed_only
 from ui.result_sections import (
     accuracy_and_curves,
     downloads,
@@ -106,7 +106,7 @@ def main() -> None:
     intro()
     shown = run_experiment(EXPERIMENT, results)
     background(BACKGROUND)
-    exercise_panel(PAGE, (shown.store.get,), preset_exercise(EXPERIMENT))
+    exercise_panel(PAGE, (revealed_only(shown.store.get),), preset_exercise(EXPERIMENT))
     link = share_link()
     if shown.result is not None and shown.revealed:
         downloads(shown.result, link)

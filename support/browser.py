@@ -34,7 +34,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(python: str = sys.executable, timeout: float = 60, root: Path = ROOT, env: dict | None = None,
+def streamlit_server(python: str = sys.executable, timeout: float = 300, root: Path = ROOT, env: dict | None = None,
                      script: str = "app.py", on_start=None):
     """Start ``streamlit run app.py`` (or ``script``, of the checkout at ``root``) on a free local port; yield
     (base_url, seconds_to_healthy, process). ``env``: variables to set for it (Streamlit's own options included, as
@@ -68,7 +68,7 @@ def streamlit_server(python: str = sys.executable, timeout: float = 60, root: Pa
             proc.kill()
 
 
-def wait_for_charts(page, minimum: int = 1, timeout: float = 60) -> int:
+def wait_for_charts(page, minimum: int = 1, timeout: float = 300) -> int:
     """Wait until the Streamlit run is over and at least ``minimum`` Plotly charts have drawn their SVG.
     "Over" means no status widget *and* no stale (fading) element, twice in a row 100 ms apart: a short
     rerun shows no status widget, only elements marked ``data-stale`` while it runs (an accessibility scan
@@ -84,6 +84,70 @@ def wait_for_charts(page, minimum: int = 1, timeout: float = 60) -> int:
             return n
         page.wait_for_timeout(100)
     raise TimeoutError(f"only {page.locator('.js-plotly-plot:has(.main-svg)').count()} charts drawn after {timeout} s")
+
+
+# What a settled page shows, or None while it is not settled: the script has finished its run (stApp's
+# data-test-script-state, which Streamlit sets from the run's start to its end, is "notRunning"), no status widget
+# ("Running"/"Stop") shows, no element is stale (faded: a rerun is replacing it) or a skeleton, and every chart in
+# view has drawn its SVG at its column's width (Plotly draws a chart, then resizes it to the column). The content:
+# the app's text, the elements in it and each chart's size; settled() waits until it stops changing.
+SETTLED = """() => {
+  const app = document.querySelector('[data-testid=stApp]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return null;
+  if (document.querySelector('[data-testid=stStatusWidget], [data-stale=true], [data-testid=stSkeleton]')) return null;
+  const sizes = [];
+  for (const plot of app.querySelectorAll('.js-plotly-plot')) {
+    const box = plot.getBoundingClientRect();
+    if (!box.width) continue;  // in a closed expander or tab
+    const svg = plot.querySelector('.main-svg');
+    if (!svg || Math.abs(svg.getBoundingClientRect().width - box.width) > 1) return null;
+    sizes.push(Math.round(box.width) + 'x' + Math.round(box.height));
+  }
+  return [app.querySelectorAll('*').length, sizes.join(','), app.innerText].join('|');
+}"""
+
+
+def settled(page, timeout: float = 300, quiet: float = 0.5) -> None:
+    """Wait until the page has settled (``SETTLED``) and its content has stayed the same for ``quiet`` seconds:
+    a condition, not a time, so a slow machine makes the wait longer, never too short. ``timeout``: the most it
+    waits (then TimeoutError)."""
+    deadline = time.monotonic() + timeout
+    last, since = None, None
+    while True:
+        state, now = page.evaluate(SETTLED), time.monotonic()
+        if state is None or state != last:
+            last, since = state, (None if state is None else now)
+        elif now - since >= quiet:
+            return
+        if now > deadline:
+            raise TimeoutError(f"the page did not settle in {timeout} s")
+        page.wait_for_timeout(100)
+
+
+def open_tab(page, tab, timeout: float = 300) -> None:
+    """Click the section tab ``tab`` (a locator) and wait until the run it starts has drawn the section and the page
+    has settled. A click empties the tab's panel at once; only the new run fills it, so its first element proves the
+    run has begun (however long the server takes to start it), and ``settled`` that it is over. An open tab is
+    not clicked: it starts no run."""
+    if tab.get_attribute("aria-selected") != "true":
+        tab.click()
+        panel = page.locator(f'[role=tabpanel][aria-labelledby="{tab.get_attribute("id")}"]')
+        panel.locator("[data-testid=stElementContainer]").first.wait_for(timeout=timeout * 1000)
+    settled(page, timeout)
+
+
+def click_away(page, button, timeout: float = 300) -> None:
+    """Click ``button`` (a locator), one the run it starts replaces (a prediction's *Show ... without predicting*),
+    and wait until it is gone and the page has settled: what the run drew, not what was there before the click."""
+    name = button.inner_text().strip()
+    button.click()
+    gone = page.get_by_role("button", name=name, exact=True)
+    deadline = time.monotonic() + timeout
+    while gone.count():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{name!r} still there after {timeout} s")
+        page.wait_for_timeout(100)
+    settled(page, timeout)
 
 
 def revealed_metric(page, label: str, timeout: float = 180) -> str:

@@ -10,11 +10,17 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT
 
+# The least time an AppTest run may take before AppTest gives up on it (s). A limit, not a wait: a run that ends
+# sooner returns at once. A page that trains a small setting takes seconds alone, minutes on a loaded 2-core machine
+# (a run of the suite beside other work); a limit near the usual time made a slow machine fail the test.
+RUN_LIMIT = 600
+
 
 def page(path: str, timeout: float = 30, query: dict | None = None) -> AppTest:
     """Open a page as a visitor does: the app's entry point first (the pages' navigation links point to it),
-    then the page, with ``query`` as the URL's query parameters (a link a teacher sent)."""
-    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=timeout)
+    then the page, with ``query`` as the URL's query parameters (a link a teacher sent). ``timeout``: how long a
+    run of the page may take, never less than ``RUN_LIMIT`` (the callers' numbers say what they expect)."""
+    at = AppTest.from_file(os.path.join(ROOT, "app.py"), default_timeout=max(timeout, RUN_LIMIT))
     if path == "app.py":
         return at.run()
     at.switch_page(path)
@@ -109,6 +115,12 @@ def charts_digest(at: AppTest) -> str:
 def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+def link_notes(at: AppTest) -> list[str]:
+    """What the page said of its link's values it could not use (``ui.widgets.show_link_notes``), a sentence
+    each, as the learner reads them (the element holds them escaped for Markdown)."""
+    return [s.replace("\\", "") for w in at.warning if w.proto.icon == "🔗" for s in w.value.split("\n\n")]
 
 
 def assert_change_shows(path: str, change) -> None:

@@ -238,7 +238,8 @@ def test_every_command_line_error_is_one_line_naming_the_value(words):
     assert p.returncode == 2 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1, p.stderr
     assert p.stderr.startswith("error: ") and "usage:" not in p.stderr and words[-1] in p.stderr
     if words[0] == "generalization" and words[1] == "--frobnicate":
-        assert p.stderr.startswith("error: generalization: unrecognized arguments: --frobnicate 3")
+        assert p.stderr.startswith("error: generalization: unknown option --frobnicate 3 (python -m core "
+                                   "generalization --help lists the options)")
 
 
 @pytest.fixture(scope="module")
@@ -314,3 +315,38 @@ def test_claims_recomputes_every_check_of_the_claims_document_from_the_shipped_r
     out = json.loads(p.stdout)
     assert p.returncode == 0 and out["passed"] and out["file"] == "docs/claims.md"
     assert len(out["claims"]) >= 30 and all(c["passed"] for c in out["claims"])
+
+
+@pytest.mark.parametrize("args, said", [
+    (["probe", "--center", "3", "4"], "error: probe: unknown option --center 3 4: did you mean --centre?"),
+    (["generalization", "--epoch", "5", "--modles", "cnn"],
+     "error: generalization: unknown option --modles cnn: did you mean --models?"),
+    (["generalization", "--center", "3", "4"],
+     "error: generalization: unknown option --center 3 4: --centre is an option of probe, not of generalization "
+     "(python -m core generalization --help lists its own)"),
+    (["generalization", "--zzz"],
+     "error: generalization: unknown option --zzz (python -m core generalization --help lists the options)"),
+    (["generalization", "stray"], "error: generalization: unrecognized arguments: stray"),
+])
+def test_an_unknown_option_names_the_nearest_valid_one_in_one_line_exit_2(args, said, capsys):
+    from core.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(args)
+    assert stop.value.code == 2 and capsys.readouterr().err.strip() == said
+
+
+def test_a_drawing_file_that_is_not_there_is_said_so_and_a_file_that_is_no_image_is_named(tmp_path, monkeypatch,
+                                                                                          capsys):
+    from core.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    for missing in ("drawing.txt", "drawings/plus"):
+        assert main(["probe", "--image", missing]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"error: no file {missing} (a drawing is given as a text file, or as the text itself: "), err
+        assert len(err.splitlines()) == 1
+    (tmp_path / "notes.png").write_text("a text file, renamed")
+    assert main(["patchify", "--file", "notes.png"]) == 2
+    assert capsys.readouterr().err.strip() == ("error: --file notes.png: not a PNG, JPEG, GIF, BMP, TIFF or WebP "
+                                               "image, whatever its name says")

@@ -1,5 +1,6 @@
 """The "Draw your own" section of the training pages (lessons 3 to 5): a learner's drawing on the run's canvas,
-every trained model's answer to it at every seed, one model followed through layer by layer (the logit lens,
+every trained model's answer to it at every seed (beside the canvas: what the models were trained on, a training
+image of each class to start from), one model followed through layer by layer (the logit lens,
 attention or feature maps), and the shift sweep: the drawing moved to every place, each model's probability of
 the drawn class there. The drawing is in the link (``<prefix>drawing``, compact text: ``core.data.drawing``).
 
@@ -14,6 +15,7 @@ import streamlit as st
 import torch
 
 from core.data import drawing as drawings
+from core.data.training_examples import describe, training_examples
 from core.engine.results.run_result import RunResult
 from core.inspect.logit_lens import logit_lens
 from core.inspect.own_input import answers, shift_sweep, where
@@ -76,6 +78,39 @@ def _start(prefix: str, result: RunResult) -> None:
     st.session_state[f"{prefix}draw_class"] = result.config.data.kind.classes[int(data.yte[choice])]
 
 
+def _from_training(prefix: str, result: RunResult, label: int) -> None:
+    """The training image of class ``label`` shown beside the canvas (at a training centre) as the drawing; the
+    test image's number is emptied, as it no longer names what is on the canvas."""
+    example = next(e for e in training_examples(result.config.data) if e.label == label)
+    _store(prefix, example.image.copy())
+    st.session_state[f"{prefix}draw_class"] = result.config.data.kind.classes[label]
+    st.session_state[f"{prefix}draw_start"] = None
+
+
+def trained_on(result: RunResult, prefix: str, where) -> None:
+    """What the run's models were trained on, beside the canvas: one training image of each class on the whole
+    canvas (its true size there), what they are in a sentence, and a button per class that starts from it."""
+    d = result.config.data
+    kind, examples = d.kind, training_examples(d)
+    few = len(examples) <= 3  # a button each, named in full; else rows of short ones (ten digits: two rows of five)
+    names = [kind.name_of(e.label) if few else kind.classes[e.label] for e in examples]  # "plus"; "7" in a small tile
+    per_row = len(examples) if few else 5
+    chart(image_figures.image_gallery(
+        [e.image for e in examples], [f"{n} at ({e.centre[0]}, {e.centre[1]})" for n, e in zip(names, examples, strict=True)],
+        cols=per_row, tile_px=min(150, 320 // per_row),  # within the canvas's side column (about 330 px wide)
+        title=f"What the models were trained on: a training image of each class, on the whole {d.img_size}×"
+              f"{d.img_size} canvas"), where, key=f"{prefix}draw_trained")
+    where.caption(f"**Trained on** {describe(d, examples)}")
+    where.markdown("**Start from a training image** (the one shown above):")
+    for row in range(0, len(examples), per_row):
+        for col, e, name in zip(where.columns(per_row), examples[row:row + per_row], names[row:row + per_row],
+                                strict=False):
+            col.button(f"training {name}" if few else name, key=f"{prefix}draw_train_{e.label}",
+                       on_click=_from_training, args=(prefix, result, e.label),
+                       help=f"Put the training {kind.name_of(e.label)} shown above, at ({e.centre[0]}, {e.centre[1]}), "
+                            "on the canvas")
+
+
 def _cleared(prefix: str) -> None:
     """A blank canvas: a new drawing, so what it shows is unknown until the learner says (the last class stays
     behind otherwise, and every model would be judged against it)."""
@@ -91,6 +126,7 @@ def canvas(result: RunResult, prefix: str) -> np.ndarray:
     fig = image_figures.drawing_figure(d, "Your input: click a pixel to put ink on it or take it off")
     chart_key = f"{prefix}draw_click_{st.session_state.get(f'{prefix}draw_version', 0)}"  # a fresh click each time
     plot(fig, c1, key=chart_key, on_select=lambda: _clicked(prefix, chart_key))
+    trained_on(result, prefix, c2)
     # A number, not a list of every test image: a select box of 500 digits cost the tab's first draw more than its
     # charts (docs/performance.md). A blank canvas is the ✕ below.
     n = len(data.yte)
@@ -203,8 +239,8 @@ def draw_your_own(result: RunResult, prefix: str) -> None:
     if not result.weights:
         st.info("This run kept no trained weights: re-run it to draw your own input.")
         return
-    st.caption("Draw any input on the run's canvas, or start from a test image and move it one pixel at a time: "
-               "every trained model answers at once. The drawing is in the link.")
+    st.caption("Draw any input on the run's canvas, or start from a training or test image and move it one pixel at a "
+               "time: every trained model answers at once. The drawing is in the link.")
     d = canvas(result, prefix)
     classes = result.config.data.kind.classes
     first = int(run_data(result.config.data).yte[0])  # what the canvas starts with: the first test image

@@ -1,7 +1,8 @@
 """An experiment page's flow, written once: lessons 3, 4 and 5 each declare an ``Experiment`` and call
 ``run_experiment`` with the sections only they have.
 
-The flow, top to bottom: the experiment as a picture beside the prediction; the results right below them, once
+The flow, top to bottom: what the link named that the page could not use, a sentence each
+(``ui.url_state``'s link notes); the experiment as a picture beside the prediction; the results right below them, once
 predicted; what the page puts above its form (presets, cards); the form of the lesson's declared controls
 (``core.lessons.controls``) with Run; the setting built and validated once, its cost checked only where it would
 train (a stored or shipped result costs nothing); the training workers warmed while the learner reads; the
@@ -26,6 +27,7 @@ from ui.prediction_gate import judged, predict_first, ready_to_show
 from ui.result_sections import the_split
 from ui.server_runs import result_store
 from ui.training import WARM_DELAY, live_curve_toggle, stored_or_trained
+from ui.widgets import show_link_notes
 
 Lookup = Callable[[Callable[[GeneralizationConfig], RunResult | None], GeneralizationConfig], RunResult | None]
 
@@ -80,6 +82,7 @@ def run_experiment(exp: Experiment, show: Callable[[Shown], None], above_form: C
     ``above_form``: what the page puts between the results and the form (its presets are drawn by default)."""
     store = result_store()
     lookup = (lambda c: exp.lookup(store.get, c)) if exp.lookup else store.get
+    link_box = st.empty()  # what the link named that the page could not use: filled last, once all have read it
     picture, prediction_box = st.columns([3, 2])  # the first screen: the experiment as a picture, the prediction
     results_area = st.container()  # the results, once predicted, right below the prediction: where the learner looks
     (above_form or (lambda: presets(exp)))()
@@ -105,6 +108,7 @@ def run_experiment(exp: Experiment, show: Callable[[Shown], None], above_form: C
         if ready_to_show(result, revealed):
             changed_since(exp.controls, form_cfg, cfg)
             show(shown)
+    show_link_notes(link_box)
     return shown
 
 

@@ -11,7 +11,7 @@ import streamlit as st
 
 from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.controls import Control
-from ui.url_state import linked_slider, named
+from ui.url_state import bound_link, check_bound, linked_slider, named
 from ui.widgets import URL
 
 
@@ -34,11 +34,13 @@ def live_control(c: Control, base, values: dict, where=st, **kwargs):
     """One control of a page without a form, its value starting at ``base``'s and bound to the address. A
     control whose choices depend on another's is drawn under a key holding that value (``values`` holds the
     controls drawn before it, by key): a slider over consecutive choices, plain text where there is only one (a
-    slider that cannot move only confuses). Sets and returns ``values[c.key]``."""
+    slider that cannot move only confuses). Sets and returns ``values[c.key]``. A link's value the widget
+    cannot take, which Streamlit drops without a word, is said in a link note (``ui.url_state.check_bound``)."""
     key, options, default = c.widget_key(values), c.options_for(values), c.value(base)
     if c.choices and default not in options:
         default = options[(len(options) - 1) // 2]
     common = {"key": key, "help": c.help, "bind": URL, **c.extra, **kwargs}
+    linked = bound_link(key) if len(options) != 1 else None  # read before the widget: after, Streamlit has dropped it
     if c.widget == "toggle":
         value = where.toggle(c.label, value=bool(default), **common)
     elif c.widget in ("slider", "number_input"):
@@ -53,6 +55,7 @@ def live_control(c: Control, base, values: dict, where=st, **kwargs):
         value = where.select_slider(c.label, options, value=default, **common)
     else:  # a selectbox or radio
         value = getattr(where, c.widget)(c.label, options, index=options.index(default), **common)
+    check_bound(key, linked, value, default, options=options, bounds=c.bounds, toggle=c.widget == "toggle")
     values[c.key] = value
     return value
 

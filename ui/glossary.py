@@ -9,6 +9,16 @@ from ui.lesson_list import GLOSSARY
 
 # word -> definition (Markdown), in the order the lessons meet them
 TERMS: dict[str, str] = {
+    "the notebook": "The lesson this lab was built from: *Lesson 46: Vision Transformers*, a Jupyter notebook of the "
+                    "same course. It trains a tiny ViT and a CNN on plus-vs-circle images at some positions, tests "
+                    "them at others, concludes why the ViT fails there, and asks three exercises. Lesson 3 repeats its "
+                    "experiment exactly (the same model, images and training) and then tests that conclusion; *the "
+                    "notebook's* split, table or setting is the one it used.",
+    "the seed module": "The small ViT teaching module given with the notebook: a reduced Vision Transformer (the "
+                       "*reference ViT*), four claims about it (a patchify is one linear map; the number of tokens; "
+                       "without positions, shuffling the patches leaves the answer alone; changing one patch changes "
+                       "one embedding, yet attention can change the answer) and one attention experiment. Lesson 2 "
+                       "checks all four live, and runs the experiment.",
     "token": "One vector in the sequence a Transformer reads. A ViT makes one token per image patch (and one "
              "extra, the class token).",
     "patch": "A P×P square of the image. The image is cut into non-overlapping patches; each becomes a token.",
@@ -31,12 +41,20 @@ TERMS: dict[str, str] = {
                     "come out reordered the same way.",
     "untrained": "A model with its random starting weights, before any training. Its answers mean nothing; "
                  "what it shows is how the architecture routes information.",
-    "reference ViT": "A reduced Vision Transformer written for teaching (the module this lab was built from): "
-                     "four claims about positions and one attention experiment, reproduced on lesson 2.",
+    "reference ViT": "A reduced Vision Transformer written for teaching, the model of the seed module this lab was "
+                     "built from: its four claims about positions and its attention experiment, reproduced on lesson 2.",
     "CNN": "A convolutional network: small filters slid over every position of the image, then pooling. The "
            "lab's CNN ends in a *global max pool*: for each filter, only its strongest response anywhere counts. "
            "That makes where a shape is matter little, not nothing: its stride-2 pooling and its zero-padded "
            "borders still see position (lesson 3's shift test, lesson 4's CNN side).",
+    "Lesson 33's flatten MLP": "The MLP of an earlier lesson of the same course (Lesson 33), which the notebook says "
+                               "its ViT \"stands in for\": the image flattened into one long vector of its pixels, one "
+                               "hidden layer of 16 units, then the answer. Every pixel has weights of its own, so "
+                               "nothing is shared across positions: a shape at pixels no training image lit meets "
+                               "weights that never learned from it. Lesson 33 is not part of this lab, so its width is "
+                               "the lab's choice, about as many weights as the lesson's CNN (about 4,000 against "
+                               "3,400). On the charts: *MLP (flatten + hidden layer)*; lesson 3's *mlp* preset sets it "
+                               "beside the ViT and the CNN.",
     "inductive bias": "What a model assumes before it sees any data, built into its architecture: a convolution "
                       "assumes the same pattern means the same thing anywhere; a transformer without positions "
                       "assumes order does not matter. A bias helps when it matches the task, and costs data to "
@@ -69,7 +87,7 @@ TERMS: dict[str, str] = {
                 "printed first. It is the wider of two: Student's t over the units' scores, and the widest spread "
                 "a score between 0 and 1 could have (as if each unit were a coin flip), so a few units that agree "
                 "do not rule out a failure they happened to miss. Simulated, it covers the true mean at least 92 "
-                "times in 100 in the hardest case (docs/statistics.md). Two intervals that overlap show nothing "
+                "times in 100 in the hardest case. Two intervals that overlap show nothing "
                 "either way: the pages compare two models by the interval of their difference.",
     "rollout": "Attention rollout (Abnar & Zuidema 2020): each layer's attention, with the skip connection added "
                "as an identity (0.5 A + 0.5 I, rows renormalised), multiplied through the layers: an estimate of how "

@@ -48,7 +48,7 @@ LESSONS: tuple[Lesson, ...] = (
            "core.lessons.lesson2_symmetry"),
     Lesson("pages/3_ViT_vs_CNN.py", "ViT vs CNN", "⚖️",
            "Train both on plus-vs-circle images at some positions, test at unseen ones. Which one still tells a "
-           "plus from a circle there? Predict, then see; then test the notebook's explanation: what the test "
+           "plus from a circle there? Predict, then see; then test [the notebook's](Glossary#the-notebook) explanation: what the test "
            "asks, the position table's size, a 1-pixel against a one-patch move; and run its exercises.", 1,
            "core.lessons.lesson3_vit_vs_cnn"),
     Lesson("pages/4_Fixing_the_ViT.py", "Fixing the ViT", "🩹",

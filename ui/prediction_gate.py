@@ -29,6 +29,12 @@ def judge(cfg: GeneralizationConfig, prediction: str | None) -> None:
         judged().pop(cfg, None)
 
 
+def revealed_only(lookup: Callable[[GeneralizationConfig], RunResult | None]):
+    """``lookup`` limited to the settings whose prediction was made or skipped: what an exercise's check may read
+    (its explanation quotes the run's numbers, so it must not answer a prediction before it is made)."""
+    return lambda cfg: lookup(cfg) if cfg in judged() else None
+
+
 def one_of(options: Sequence[str]) -> Callable[[str], str | None]:
     """A prediction that is one of ``options`` (a radio, nothing picked at first)."""
     return lambda prediction_key: st.radio("Your prediction", list(options), index=None, key=prediction_key,

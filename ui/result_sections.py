@@ -52,13 +52,15 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
     """The run's origin, its diverged seeds, the learner's ``prediction`` (one of ``asked``'s options) judged
     against the model it is about, and every model's verdict."""
     st.subheader("Results")
+    # a shipped run's training time was the machine's that made it, not something the learner waited for
     origin = ("precomputed with this code and shipped with the app (press *Re-run this setting live* to train it "
               "now)" if result.origin == "shipped" else
-              "trained by a training worker" if trains_on_workers() else "trained on this server")
+              f"trained by a training worker in {result.seconds:.1f} s" if trains_on_workers() else
+              f"trained on this server in {result.seconds:.1f} s")
     d = cfg.data
-    st.caption(f"Config: {len(cfg.train.seeds)} seed(s) × {len(cfg.models)} model(s), {d.n_train} training images at "
+    st.caption(f"Setting: {len(cfg.train.seeds)} seed(s) × {len(cfg.models)} model(s), {d.n_train} training images at "
                f"centres {d.train_range[0]}..{d.train_range[1]}, {d.n_test} test images at {d.test_range[0]}.."
-               f"{d.test_range[1]}, {cfg.train.epochs} epochs; {origin}, in {result.seconds:.1f} s."
+               f"{d.test_range[1]}, {cfg.train.epochs} epochs; {origin}."
                + (f" Its verdicts are over {len({(u.seed, u.data_seed) for u in result.replicates})} units (seeds "
                   f"over {len({u.data_seed for u in result.replicates})} training draws, shipped beside it); its curves, maps and answers over its own seeds."
                   if result.replicates else ""))
@@ -236,19 +238,24 @@ def parameters(name: str, model: ModelConfig, img_size: int, outputs: int = 1) -
     return sum(p.numel() for p in build(name, model, img_size, 0, outputs).parameters())
 
 
+RANKING = "Each model's accuracy at unseen positions, its interval and verdict, its size and its training time"
+
+
 def ranking_table(result: RunResult, v: dict[str, Verdict], groups: dict[str, str],
                   measured: str = "test (unseen)") -> None:
     """Every model ranked by its accuracy at unseen positions (``measured``: what ``v`` measured): a table (with its
-    group, verdict, size and time) and the ranking's bars with their 95 % intervals."""
+    group, verdict, size and time) and the ranking's bars with their 95 % intervals. The table is a static one,
+    every row and column in view (``static_table``): a data grid showed a bench of 16 models in a 10-row box and
+    hid its last columns at 1400 px and on a phone."""
     cfg = result.config
     s = summary(result)
     seconds = {m: np.mean([r.seconds for r in result.rows if r.model == m]) for m in v}
     table = pd.DataFrame([{
-        "model": model_figures.label(m), "group": groups[m], measured: v[m].interval.mean,
+        "model": model_figures.label(m), "group": groups[m], measured: f"{v[m].interval.mean:.1%}",
         "95 % interval": f"{v[m].interval.lo:.0%}–{v[m].interval.hi:.0%}", "verdict": phrase(v[m].band, v[m].chance, "best", v[m].interval is v[m].best),
-        "train": s[m].train_mean, "parameters": parameters(m, cfg.model, cfg.data.img_size, cfg.data.kind.outputs), "seconds per seed": seconds[m]} for m in v])
-    st.dataframe(table.style.format({measured: "{:.1%}", "train": "{:.1%}", "seconds per seed": "{:.1f}",
-                                     "parameters": "{:,}"}), width="stretch", hide_index=True)
+        "train": f"{s[m].train_mean:.1%}", "parameters": f"{parameters(m, cfg.model, cfg.data.img_size, cfg.data.kind.outputs):,}",
+        "seconds per seed": f"{seconds[m]:.1f}"} for m in v]).set_index("model")
+    static_table(table, RANKING)
     chart(model_figures.ranking_figure([{"model": m, "mean": x.interval.mean, "lo": x.interval.lo, "hi": x.interval.hi,
                                          "group": groups[m]} for m, x in v.items()], chance=cfg.data.kind.chance))
 

@@ -10,6 +10,7 @@ import streamlit as st
 
 from core.engine.results.run_result import RunResult
 from core.engine.running.flights import TrainingStopped, check_sweep_cost, sweep_through
+from core.engine.setting.planning import check_cost
 from core.engine.setting.run_config import GeneralizationConfig, Sweep
 from ui.figures import model_figures
 from ui.prediction_gate import judge
@@ -179,8 +180,9 @@ def stored_or_trained(store, form_cfg: GeneralizationConfig | None, submitted: b
         st.warning("The stored run of this setting could not be used, so it was deleted. **Run** trains it again.")
         st.text(f"Why: {why}")
     rerun = result is not None and st.button("Re-run this setting live", key=f"{prefix}rerun",
-                                             help="Train again now, with live progress, instead of the stored result; "
-                                                  "your prediction above is judged against it")
+                                             disabled=(too_big := _over_limit(cfg)) is not None,
+                                             help=too_big or "Train again now, with live progress, instead of the "
+                                                             "stored result; your prediction above is judged against it")
     if rerun:
         judge(cfg, prediction)
     live = st.session_state.setdefault(f"{prefix}live_runs", {})  # config -> the run this learner watched train
@@ -194,6 +196,15 @@ def stored_or_trained(store, form_cfg: GeneralizationConfig | None, submitted: b
         if stored is not None and stored is not result and stored.origin == "shipped":
             differs_from_shipped(result, stored, when)
     return cfg, result
+
+
+def _over_limit(cfg: GeneralizationConfig) -> str | None:
+    """Why ``cfg`` may not be trained live here (a shipped run can be larger than one click may train), or None."""
+    try:
+        check_cost(cfg)
+    except ValueError as exc:
+        return f"Re-running this setting is over this server's limit for one click: {exc}. Its stored result is shown."
+    return None
 
 
 LIVE_RUNS_KEPT = 3  # a learner's live runs kept in their session (a run with its weights is about 1 MB)
@@ -219,8 +230,8 @@ def differs_from_shipped(live: RunResult, shipped: RunResult, when: str) -> None
     if changed:
         text += (" It differs from the run shipped with the app: " + "; ".join(
             f"{model_figures.label(r.model)} seed {r.seed}: {_pct(r.test_acc)} here, {_pct(was)} shipped"
-            for r, was in changed) + ". Same code, same seeds: a seed whose training hangs on float rounding can land "
-            "elsewhere on another machine or thread count (docs/performance.md, *Exercise 2 and \"identical\"*).")
+            for r, was in changed) + ". Same code, same seeds: some seeds are on a knife's edge, where a difference in the "
+            "last digit of a sum (another computer adds in another order) sends the training elsewhere.")
     else:
         text += " Every seed's test accuracy equals the shipped run's."
     if shipped.replicates and not live.replicates:

@@ -7,7 +7,10 @@ option: a model's registry name, an offset, a scale) goes into the URL, a value 
 out, and the value outlives the page's widgets when the learner visits another page, as a bound widget's does.
 
 Links saved before names were used carry the labels of that time: ``link_labels.json`` holds them, frozen, for
-each control (a label renamed later still opens its old link). A value that is neither is left at the default.
+each control (a label renamed later still opens its old link). A value that is neither is left at the default,
+and the page says so: a link note (``refused``, shown by ``ui.widgets.show_link_notes``), one sentence per value, which
+stays while the control holds the value used instead. Widgets Streamlit binds itself (lessons 1 and 2) drop such a
+value silently: ``bound_link`` and ``check_bound`` say it for them.
 """
 
 from __future__ import annotations
@@ -18,10 +21,15 @@ from functools import cache
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from core.engine.setting.typed_json import plain
 
 LABELS_FILE = Path(__file__).with_name("link_labels.json")
 KEPT = "_linked_"  # + a widget's key: its value, kept when the page's widgets are cleaned up
 FIRST_TAB = "_first_tab_"  # + a tabs widget's key: the tab its link opened, its default on every run
+NOTES = "_link_notes_"  # a control's key -> (its page, the sentences, the value used instead): what a link named
+SHOWN_CHOICES = 8  # a list of choices longer than this is cut in a link note
 
 
 @cache
@@ -42,7 +50,10 @@ def named(widget: Callable, label: str, options: Sequence, default, *, key: str,
     kind = widget.__name__
     options, many = list(options), kind == "multiselect"
     if key not in st.session_state:
-        _restore(key, _from_link(key, options, many, labels or key), lambda v: _valid(v, options, many))
+        linked, bad = _from_link(key, options, many, labels or key)
+        _restore(key, linked, lambda v: _valid(v, options, many))
+        refused(key, [(t, f"is not one of {_choices([name_of(o) for o in options])}") for t in bad],
+                st.session_state.get(key, default), default)
     start = {}
     if key not in st.session_state:  # a value given both ways makes Streamlit warn on the page
         start = ({"default": list(default)} if many else {"value": default} if kind == "select_slider"
@@ -59,7 +70,9 @@ def linked_slider(widget: Callable, label: str, lo, hi, default, *, key: str, **
     as the value last submitted, like every control of a form (``named``)."""
     many = isinstance(default, (tuple, list))
     if key not in st.session_state:
-        _restore(key, _numbers_from_link(key, lo, hi, default), lambda v: True)
+        linked, bad = _numbers_from_link(key, lo, hi, default)
+        _restore(key, linked, lambda v: True)
+        refused(key, bad, st.session_state.get(key, default), default, _number_name)
     start = {} if key in st.session_state else {"value": default}
     value = widget(label, lo, hi, key=key, **start, **kwargs)
     st.session_state[KEPT + key] = value
@@ -72,24 +85,38 @@ def _number_name(v) -> str:
     return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
 
 
-def _numbers_from_link(key: str, lo, hi, default):
+def _numbers_from_link(key: str, lo, hi, default) -> tuple[object, list[tuple[str, str]]]:
     """The value(s) the address names for a slider: numbers of the default's type within its bounds, two in
-    order for a range; None for anything else."""
+    order for a range; None for anything else. With it, what was wrong: (the link's text, why) each."""
     if key not in st.query_params:
-        return None
-    kind = type(default[0] if isinstance(default, (tuple, list)) else default)
-    try:
-        values = [float(t) for t in st.query_params.get_all(key)]
-    except ValueError:
-        return None
-    if kind is int and not all(v.is_integer() for v in values):
-        return None
-    values = [kind(v) for v in values]
-    if not values or not all(lo <= v <= hi for v in values):
-        return None
+        return None, []
+    texts = st.query_params.get_all(key)
+    values, bad = _numbers(texts, lo, hi, type(default[0] if isinstance(default, (tuple, list)) else default))
+    if bad:
+        return None, bad
     if isinstance(default, (tuple, list)):
-        return tuple(values) if len(values) == 2 and values[0] <= values[1] else None
-    return values[-1] if len(values) == 1 else None
+        if len(values) == 2 and values[0] <= values[1]:
+            return tuple(values), []
+        return None, [(f"&{key}=".join(texts), "is not two numbers, the lower first")]
+    return (values[-1], []) if len(values) == 1 else (None, [(f"&{key}=".join(texts), "is more than one number")])
+
+
+def _numbers(texts: list[str], lo, hi, kind: type) -> tuple[list, list[tuple[str, str]]]:
+    """``texts`` as numbers of ``kind`` within [lo, hi], and (text, why) for each that is not one."""
+    values, bad = [], []
+    for text in texts:
+        try:
+            v = float(text)
+        except ValueError:
+            bad.append((text, "is not a number"))
+            continue
+        if kind is int and not v.is_integer():
+            bad.append((text, "is not a whole number"))
+        elif not lo <= v <= hi:
+            bad.append((text, f"is not between {_number_name(lo)} and {_number_name(hi)}"))
+        else:
+            values.append(kind(v))
+    return values, bad
 
 
 def _restore(key: str, linked, valid: Callable[[object], bool]) -> None:
@@ -105,22 +132,23 @@ def _valid(value, options: list, many: bool) -> bool:
     return all(v in options for v in value) if many else value in options
 
 
-def _from_link(key: str, options: list, many: bool, table: str):
+def _from_link(key: str, options: list, many: bool, table: str) -> tuple[object, list[str]]:
     """The value the address names for ``key``: by option name, or by a label an old link carried; None when it
-    names none, or one that is not an option now."""
+    names none, or one that is not an option now. With it, the link's texts that name no option."""
     if key not in st.query_params:
-        return None
+        return None, []
     by_name = {name_of(o): o for o in options}
     by_label = old_labels().get(table, {})
-    picked = []
+    picked, bad = [], []
     for text in st.query_params.get_all(key):
         option = by_name.get(text, by_label.get(text))
         if option is None or option not in options:
-            return None
-        picked.append(option)
-    if not picked:
-        return None
-    return picked if many else picked[-1]
+            bad.append(text)
+        else:
+            picked.append(option)
+    if bad or not picked:
+        return None, bad
+    return (picked if many else picked[-1]), []
 
 
 def _to_link(key: str, value, default, many: bool, name: Callable[[object], str] = name_of) -> None:
@@ -142,6 +170,11 @@ def tab_from_link(key: str, labels: dict[str, str]) -> str | None:
         text = st.query_params.get(key)
         name = text if text in labels else old_labels().get(key, {}).get(text)
         st.session_state[first] = labels.get(name)
+        if key in st.query_params and name not in labels:
+            refused(key, [(text, f"is not one of {_choices(list(labels))}")], next(iter(labels.values())),
+                    instead="the first section is shown")
+    elif key not in st.session_state:  # the tabs drawn afresh, the link read long ago: its note is old
+        _forget(key)
     return st.session_state[first] if st.session_state[first] in labels.values() else None
 
 
@@ -152,3 +185,90 @@ def tab_to_link(key: str, labels: dict[str, str]) -> None:
     if open_label not in names:
         return
     _to_link(key, names[open_label], next(iter(labels)), False)
+
+
+# ---------------------------------------------------------------- link notes: what a link named and the page did not use
+def _page() -> str:
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return ctx.page_script_hash if ctx is not None else ""
+
+
+def _same(a, b) -> bool:
+    return list(a) == list(b) if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) else a == b
+
+
+def _choices(names: list[str]) -> str:
+    if len(names) <= SHOWN_CHOICES:
+        return ", ".join(names)
+    return f"its {len(names)} choices ({', '.join(names[:SHOWN_CHOICES - 2])}, …)"
+
+
+def _forget(key: str) -> None:
+    st.session_state.get(NOTES, {}).pop(key, None)
+
+
+def refused(key: str, bad: list[tuple[str, str]], used, default=None, name: Callable[[object], str] = name_of,
+            instead: str | None = None) -> None:
+    """Note that the link's value(s) for ``key`` were not used: ``bad`` holds (the link's text, why) for each,
+    ``used`` is the value the control took instead (``instead``: those words for it). Replaces the control's
+    earlier note; with nothing bad, only forgets it (the control was drawn afresh, its link read again)."""
+    _forget(key)
+    if not bad:
+        return
+    if instead is None:
+        values = used if isinstance(used, (list, tuple)) else [used]
+        shown = ", ".join(name(v) for v in values) or "none"
+        instead = f"the default ({shown}) is used" if _same(used, default) else f"{shown} is used"
+    sentences = tuple(f"{key}={plain(text, 60)} in the link {why}: {instead}." for text, why in bad)
+    st.session_state.setdefault(NOTES, {})[key] = (_page(), sentences, used)
+
+
+def leave_other_pages() -> None:
+    """Drop the link notes of every other page (called first on every page): a note belongs to the visit whose link
+    it read, and a control Streamlit binds keeps its value across pages, so a note kept would be said again, of a
+    link long gone, when the learner comes back."""
+    notes, page = st.session_state.get(NOTES, {}), _page()
+    for key in [k for k, (p, _, _) in notes.items() if p != page]:
+        del notes[key]
+
+
+def link_notes() -> list[str]:
+    """This page's link notes, a sentence each. A note stays while its control holds the value used instead:
+    moved, the control no longer shows what the note is about, and the note is dropped (another page's too)."""
+    notes, page, missing = st.session_state.get(NOTES, {}), _page(), object()
+    for key in [k for k, (p, _, used) in notes.items() if p != page or not _same(st.session_state.get(k, missing), used)]:
+        del notes[key]
+    return [s for _, sentences, _ in notes.values() for s in sentences]
+
+
+def bound_link(key: str) -> list[str] | None:
+    """For a widget Streamlit binds to the address itself (``bind="query-params"``), which drops a value it cannot
+    use without a word: the link's text(s) for ``key``, read before the widget is drawn (after, it is gone);
+    None when the link names nothing or the widget is not drawn afresh. Hand them to ``check_bound`` after."""
+    if key in st.session_state:
+        return None
+    _forget(key)
+    return st.query_params.get_all(key) if key in st.query_params else None
+
+
+def check_bound(key: str, texts: list[str] | None, value, default, *, options: Sequence = (),
+                bounds: tuple = (), toggle: bool = False) -> None:
+    """Note the link's value (``bound_link``) that the widget drawn under ``key`` did not take, and why: a switch
+    takes true or false, a choice one of ``options`` by name, a number one within ``bounds`` of their type.
+    Streamlit reads the last of several values, as this does."""
+    if not texts:
+        return
+    text = texts[-1]
+    if toggle:
+        meant, bad = text.lower() == "true", [] if text.lower() in ("true", "false") else [(text, "is not true or false")]
+    elif options:
+        by_name = {name_of(o): o for o in options}
+        meant = by_name.get(text)
+        bad = [] if text in by_name else [(text, f"is not one of {_choices(list(by_name))}")]
+    else:
+        lo, hi = bounds[:2]
+        numbers, bad = _numbers([text], lo, hi, type(lo))
+        meant = numbers[0] if numbers else None
+    if not bad and not _same(value, meant):  # what Streamlit refused that looked right here
+        bad = [(text, "is not a value this control takes")]
+    refused(key, bad, value, default, (lambda v: str(v).lower()) if toggle else name_of if options else _number_name)

@@ -19,6 +19,7 @@ from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SEEDS, PRESETS
 from core.lessons.lesson4_fixing_the_vit import BENCH
 from core.lessons.what_broke import (
     alike_notes,
+    answers_changed,
     held_out_words,
     scale_notes,
     scale_points,
@@ -94,8 +95,8 @@ def what_broke(result: RunResult, lookup) -> None:
     """The section: ``result`` is the run on screen; ``lookup`` finds the shipped bench (for the learned table)."""
     cfg = result.config
     d, P = cfg.data, cfg.model.patch_size
-    st.markdown("The notebook concludes that its ViT fails at new positions because it lacks the CNN's built-in "
-                f"{term('translation invariance')}. Three measurements test that conclusion.")
+    st.markdown(f"{term('the notebook', 'The notebook')} concludes that its ViT fails at new positions because it "
+                f"lacks the CNN's built-in {term('translation invariance')}. Three measurements test that conclusion.")
     st.markdown("**1 · What the test asks.** " + split_structure(d, P).sentence(d))
 
     st.markdown(f"**2 · The position table's size.** The lesson's ViT adds a fixed 1-D sin-cos table to its patch "
@@ -105,7 +106,7 @@ def what_broke(result: RunResult, lookup) -> None:
                  "test centres will score…", ALPHA_OPTIONS, "Show the sweep without predicting"):
         points = scale_points()
         if points is None:
-            st.info("The α sweep is not shipped with this version: `python -m scripts.precompute pos-scale` makes it.")
+            st.info("The α sweep did not come with this copy of the lab, and this page does not train it.")
         else:
             chart(model_figures.scale_figure([p.alpha for p in points], [p.interval.mean for p in points],
                                              [p.interval.lo for p in points], [p.interval.hi for p in points],
@@ -133,12 +134,11 @@ def what_broke(result: RunResult, lookup) -> None:
                 f"({term('translation equivariance')}).")
     seed = cfg.train.seeds[0]
     responses = _shifts(cfg, run_id(result), seed, result)
-    trained = [r for r in responses if r.trained and r.axis == "x"]
-    models = list(dict.fromkeys(r.model for r in trained))
-    if models:
-        one = [float(np.mean([r.answer_changed for r in trained if r.model == m and r.pixels == 1])) for m in models]
-        patch = [float(np.mean([r.answer_changed for r in trained if r.model == m and r.pixels == P])) for m in models]
-        chart(model_figures.shift_figure(models, one, patch, P, f"Answers changed by a move to the right (seed {seed})"))
+    changed = answers_changed(responses, P)  # the figure and the notes read the same shares
+    if changed:
+        chart(model_figures.shift_figure(list(changed), [a for a, _ in changed.values()],
+                                         [b for _, b in changed.values()], P,
+                                         f"Answers changed by a move to the right (seed {seed})"))
     bullets(shift_notes(responses, P))
     consistency = _consistency(cfg, run_id(result), result)
     if not consistency.empty:
@@ -153,8 +153,8 @@ def what_broke(result: RunResult, lookup) -> None:
                 f"sit at offset 3, a move by part of a patch. Five {term('seed', 'seeds')} each, shipped with the app.")
     notebook, phase = lookup(PRESETS["splits-notebook"]), lookup(PRESETS["splits-phase"])
     if notebook is None or phase is None:
-        st.info("The two splits' runs are not on this server: `python -m scripts.precompute splits-notebook "
-                "splits-phase` makes them, or pick their presets above and press Run.")
+        st.info("The two splits' runs did not come with this copy of the lab: pick their presets above "
+                "(*splits-notebook*, *splits-phase*) and press Run to train them.")
         return
     if not predict_before("split", "Predict: at offsets never trained, the lesson's CNN and the ViT without any "
                      "position table will…", SPLIT_OPTIONS, "Show the two splits without predicting"):
@@ -180,8 +180,8 @@ def new_for_whom(phase: RunResult, odd: RunResult | None) -> None:
                 f"family also comes {term('anti-aliasing', 'anti-aliased')}: a fixed blur before it subsamples, the "
                 "same weights otherwise.")
     if odd is None:
-        st.info("The odd split's run is not on this server: `python -m scripts.precompute splits-odd` makes it, or "
-                "pick its preset above and press Run.")
+        st.info("The odd split's run did not come with this copy of the lab: pick its preset above (*splits-odd*) "
+                "and press Run to train it.")
         return
     if not predict_before("stride", "Predict: with the odd offsets held out (new for both strides), the ViT, the CNN "
                           "and their blurred twins…", STRIDE_OPTIONS, "Show both phase splits without predicting"):
@@ -193,7 +193,8 @@ def new_for_whom(phase: RunResult, odd: RunResult | None) -> None:
     series = tuple(f"{held_out_words(rows[0].held_out)} held out" for rows in runs)
     chart(model_figures.split_figure(models, [by[0][m].accuracy for m in models], [by[1][m].accuracy for m in models],
                                      "Accuracy at the held-out offsets, by each model's sampling stride",
-                                     phase.config.data.kind.chance, series, names))
+                                     phase.config.data.kind.chance, series,
+                                     [n.replace(" (stride", "<br>(stride") for n in names]))  # two lines: a phone's plot keeps its width
     table = pd.DataFrame([{"model": n, **{f"{s}: new for its stride?": "yes" if b[m].new else "no"
                                           for s, b in zip(series, by, strict=True)}}
                           for m, n in zip(models, names, strict=True)]).set_index("model")

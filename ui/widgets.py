@@ -17,7 +17,7 @@ import streamlit as st
 
 from ui.figures import figure_tables, margins, reuse, theme
 from ui.lesson_list import Lesson
-from ui.url_state import tab_from_link, tab_to_link
+from ui.url_state import leave_other_pages, link_notes, tab_from_link, tab_to_link
 
 # Every control that sets an experiment is bound to the URL: the key is the query parameter, values equal
 # to the widget's default are left out. Exercise answers and predictions are not: a shared link should not
@@ -35,7 +35,7 @@ def as_text(text: object) -> str:
     return "".join("\\" + c if c.isascii() and not c.isalnum() and not c.isspace() else c for c in str(text))
 
 
-def show_source(*objects, label: str = "Show the code that ran (from `core`, read live with `inspect`)") -> None:
+def show_source(*objects, label: str = "Show the code that ran (the lab's own source, read from the running program)") -> None:
     """Show the real source of what the page just ran: never a pasted copy that could drift. Drawn only when
     asked for: highlighting it is a visible part of a page's first draw (docs/performance.md)."""
     if st.toggle(label, key="show_code", bind=URL):
@@ -89,11 +89,19 @@ STYLE = """<style>
 [data-testid="stCode"] :has([data-testid="stElementToolbarButton"]),
 [data-testid="stCode"] [data-testid="stElementToolbarButton"],
 [data-testid="stCode"] [data-testid="stElementToolbarButton"] * { opacity: 1 !important; visibility: visible !important; }
-.lab-table-box { overflow-x: auto; margin-bottom: 1rem; }
+.lab-table-box { overflow-x: auto; margin-bottom: 1rem; container-type: inline-size; }
 .lab-table { border-collapse: collapse; font-size: 0.875rem; }
 .lab-table th, .lab-table td { padding: 0.25rem 0.75rem; border-bottom: 1px solid rgba(128, 128, 128, 0.3);
-  text-align: left; white-space: nowrap; }
+  text-align: left; vertical-align: top; overflow-wrap: break-word; }
 .lab-table thead th, .lab-table tbody th { font-weight: 600; }
+@container (max-width: 640px) {
+  .lab-stack .lab-table, .lab-stack .lab-table tbody, .lab-stack .lab-table tr, .lab-stack .lab-table th,
+  .lab-stack .lab-table td { display: block; }
+  .lab-stack .lab-table thead { display: none; }
+  .lab-stack .lab-table tr { padding: 0.25rem 0; border-bottom: 1px solid rgba(128, 128, 128, 0.3); }
+  .lab-stack .lab-table th, .lab-stack .lab-table td { padding: 0.1rem 0.25rem; border: none; overflow-wrap: anywhere; }
+  .lab-stack .lab-table td::before { content: attr(data-label) ": "; font-weight: 600; }
+}
 </style>"""
 
 
@@ -113,7 +121,9 @@ def navigation_first() -> None:
 
 
 def sidebar() -> None:
-    """The sidebar's tools under the page list (which app.py's ``st.navigation`` draws): the numbers switch."""
+    """The sidebar's tools under the page list (which app.py's ``st.navigation`` draws): the numbers switch. First
+    on every page: the link notes of the page left are dropped here."""
+    leave_other_pages()
     navigation_first()
     with st.sidebar:
         st.toggle("Show numbers under every chart", key="numbers", bind=URL,
@@ -197,6 +207,18 @@ def share_link(where=None) -> str:
     return link
 
 
+def show_link_notes(where) -> None:
+    """What the page's link named and the page could not use (``ui.url_state.link_notes``), a sentence each, in
+    ``where``: a placeholder near the page's top (``st.empty()``), filled once its controls have read the link, so
+    the learner learns why the page is not what the link said while the page below draws as usual. Shown as
+    written: the link's text is the visitor's."""
+    notes = link_notes()
+    if notes:
+        where.warning("\n\n".join(as_text(n) for n in notes), icon="🔗")
+    else:
+        where.empty()
+
+
 def sections(key: str, draws: dict[str, tuple[str, Callable[[], object]]]):
     """The page's sections as tabs of which only the open one runs and is drawn; returns what its draw
     function returned. ``draws``: name -> (label, draw). Drawing every chart of every section made a page's first
@@ -220,13 +242,23 @@ def bullets(notes: list[str]) -> None:
         st.markdown("\n".join(f"- {note}" for note in notes))
 
 
+STACK_AT = 3  # a table of this many columns of values or more stacks its rows in a narrow box (STYLE)
+
+
 def static_table(df: pd.DataFrame, label: str, where=None) -> None:
     """A table of values already written as text (``df``'s index: its row labels), sent as one HTML element: a
     real ``<table>`` with header cells, for screen readers and copying. ``st.table`` draws every cell as
     Markdown: lesson 4's 16 × 5 answers cost *Draw your own*'s first open more than its charts
-    (docs/performance.md). A wide table scrolls sideways on a phone instead of overflowing it; its box
-    then takes the keyboard's focus (arrow keys scroll it) and ``label`` names it for a screen reader."""
-    corner = df.rename_axis(index=None, columns=df.index.name)  # the index's name heads its column: one header row
-    table = corner.to_html(escape=True, classes="lab-table", border=0, justify="left")
-    (where or st).html(f'<div class="lab-table-box" tabindex="0" role="region" aria-label="{html.escape(label)}">'
-                       f"{table}</div>")
+    (docs/performance.md). The whole table shows in its box, never a column or row to scroll to (a phone shows
+    no scroll bar, and a learner took the last column shown for the last one): its headers and cells wrap, and a
+    table of ``STACK_AT`` columns of values or more, in a box narrower than 640 px (a phone, a narrow column),
+    shows each row as a block, a line per value led by its column's name (``data-label``). The box can take the
+    keyboard's focus (arrow keys would scroll it) and ``label`` names it for a screen reader."""
+    esc = html.escape
+    head = "".join(f'<th scope="col">{esc(str(c))}</th>' for c in [df.index.name or "", *df.columns])
+    body = "".join(f'<tr><th scope="row">{esc(str(i))}</th>'
+                   + "".join(f'<td data-label="{esc(str(c))}">{esc(str(v))}</td>' for c, v in zip(df.columns, row, strict=True))
+                   + "</tr>" for i, row in zip(df.index, df.itertuples(index=False), strict=True))
+    stack = " lab-stack" if len(df.columns) >= STACK_AT else ""
+    (where or st).html(f'<div class="lab-table-box{stack}" tabindex="0" role="region" aria-label="{esc(label)}">'
+                       f'<table class="dataframe lab-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>')

@@ -47,6 +47,7 @@ def synthetic_image(kind: str, size: int, channels: int, patch_size: int = 4, se
 
 MAX_UPLOAD_PIXELS = 40_000_000  # checked from the header, before anything is decoded
 DECODE_SIDE = 256  # an upload is decoded once, at most this many pixels a side; every page size is smaller
+UPLOAD_FORMATS = "PNG, JPEG, GIF, BMP, TIFF or WebP"  # what the page's uploader offers (Pillow reads more)
 
 
 @lru_cache(maxsize=8)
@@ -56,7 +57,9 @@ def decode_upload(data: bytes) -> tuple[np.ndarray, tuple[str, ...], tuple[int, 
     original (width, height).
 
     The pixel count is checked from the header before decoding, so a small file that would decode to
-    gigabytes (a "decompression bomb") is refused with a message, never decoded.
+    gigabytes (a "decompression bomb") is refused with a message, never decoded. Whatever cannot be shown
+    raises one ``ValueError``, its reason a clause a sentence can hold ("not a PNG, … image"): the page
+    says it and shows its synthetic image instead, the command line names the file with it.
     """
     from PIL import Image  # Pillow ships with streamlit; imported only when used
 
@@ -77,9 +80,10 @@ def decode_upload(data: bytes) -> tuple[np.ndarray, tuple[str, ...], tuple[int, 
     except Image.DecompressionBombError as exc:  # Pillow's own check, in open(), for the largest ones
         raise ValueError(f"the image is far above the limit of {MAX_UPLOAD_PIXELS / 1e6:.0f} megapixels ({exc}): "
                          "scale it down first") from exc
-    except Exception as exc:  # Pillow raises many kinds (truncated, unsupported, bombs): all are bad input
-        raise ValueError(f"could not read the uploaded file as an image ({len(data)} bytes): "
-                         f"{type(exc).__name__}: {exc}") from exc
+    except Image.UnidentifiedImageError as exc:  # its message names a BytesIO object: nothing a learner can use
+        raise ValueError(f"not a {UPLOAD_FORMATS} image, whatever its name says") from exc
+    except Exception as exc:  # Pillow raises many kinds (truncated, unsupported modes): all are bad input
+        raise ValueError(f"damaged or cut short ({type(exc).__name__}: {exc})") from exc
     rgb.setflags(write=False)  # shared between sessions through the cache
     return rgb, tuple(notes), (w, h)
 

@@ -1,6 +1,7 @@
 """What the experiment lessons (3, 4 and 5) share, declared once: the forms' parts (the phase split's control,
 the seeds, a selection of the bench's models), finding a selection in a stored run of more models, the four
-outcomes every lesson-3 and lesson-5 exercise offers, and the thresholds their notes judge by. Lesson modules
+outcomes lesson 5's exercises offer, the rule that judges a change against the model it changes and the one
+it should reach (``against``), and the thresholds their notes judge by. Lesson modules
 import these from here, never from each other."""
 
 from __future__ import annotations
@@ -9,7 +10,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from core.engine.results.run_result import RunResult
-from core.engine.results.verdict import Interval, difference, lower_on_most_units, margin, paired, unit_interval
+from core.engine.results.verdict import (
+    Interval,
+    difference,
+    lower_on_most_units,
+    margin,
+    paired,
+    sign_test,
+    tied,
+    unit_interval,
+    wins_and_losses,
+)
 from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.controls import Control
 from core.lessons.exercise import Exercise
@@ -18,7 +29,7 @@ from core.lessons.model_cards import BENCH as BENCH_MODELS
 FITS = 0.95  # a model fits its training positions at this training accuracy: below it, generalization says nothing
 
 Lookup = Callable[[GeneralizationConfig], "RunResult | None"]
-# every lesson-3 exercise offers the same four outcomes, in this order, mapped from the verdict's band
+# an outcome against chance and the best, mapped from the verdict's band (lesson 5's ten-digit exercise)
 OPTIONS = ("Substantially: as good as the CNN", "Partially: above chance, below the CNN",
            "Not at all: at chance or below", "Can't tell yet: the interval spans more than one of these")
 OUTCOME = {"top": 0, "between": 1, "chance": 2, "below": 2, "unclear": 3, "above": 3}
@@ -35,7 +46,7 @@ def phases_control(key: str, flag: str | None = None) -> Control:
     return Control(key, "data.phases", "Phase split: train only at these offsets within a patch", "multiselect",
                    (0, 1, 2, 3), format=lambda p: f"offset {p}", from_config=list, to_config=tuple, cli_nargs="+",
                    flag_name=flag, cli_help="offsets (c mod 4) the training centres take; the test is every other centre",
-                   help="Empty: the notebook's split (training and test ranges). Some offsets: training centres only "
+                   help="Empty: the lesson's split (training and test ranges). Some offsets: training centres only "
                         "where cx and cy mod 4 are among them (within the training range); the test is every other "
                         "centre, so most test shapes sit at an offset within a patch never trained. The test range is "
                         "not used.")
@@ -85,3 +96,48 @@ def compared(a: Interval, b: Interval, chance: float = 0.5, same_run: bool = Tru
     else:
         (_, lo, hi), (_, lo90, hi90) = difference(a, b), difference(*(unit_interval(dict(x.scores), 0.90) for x in (a, b)))
     return 0 if lo > 0 else 2 if hi < 0 else 1 if -margin(chance) <= lo90 and hi90 <= margin(chance) else 3
+
+
+# ``against``'s four outcomes, in this order: each exercise words them for its own question
+REACHES, BETTER, NOT_BETTER, OPEN = range(4)
+
+
+def same_units(a: Interval, b: Interval) -> bool:
+    """Whether two intervals count the same units (the same seeds and training draws): two models of one run, or
+    two runs of the shipped presets, each over the same units. Such units pair: a seed and draw scored twice."""
+    return {k for k, _ in a.scores} == {k for k, _ in b.scores} and len(a.scores) >= 2
+
+
+def against(new: Interval, base: Interval, top: Interval, names: tuple[str, str, str],
+            chance: float = 0.5) -> tuple[int, str]:
+    """A change judged as the question "did it help?" asks: ``new`` (the changed model, ``names[0]``) against
+    ``base`` (the model it changes) and ``top`` (the one it should reach, the CNN). REACHES: as good as ``top``
+    (``compared``: better, or the same within the margin, or the same score on every unit); BETTER: better than
+    ``base`` and below ``top``; NOT_BETTER: not shown better than ``base`` (as good, worse, or not distinguishable
+    on these units); OPEN: better than ``base``, and whether it reaches ``top`` is open. Returns the outcome and
+    the sentence that decides it, with the numbers: the key and its explanation come from one rule."""
+    def versus(b: Interval, b_name: str) -> tuple[int, str]:
+        pair = same_units(new, b)
+        how = 1 if tied(new, b) else compared(new, b, chance, same_run=pair)
+        d, lo, hi = paired(new, b) if pair else difference(new, b)
+        mean = f"mean difference {d * 100:+.1f} points, 95 % interval {lo * 100:+.0f} to {hi * 100:+.0f}"
+        if not pair:
+            said = {0: "better than", 1: "as good as", 2: "below", 3: "not distinguishable from"}[how]
+            return how, f"{said} {b_name} ({mean})"
+        wins, losses, n = wins_and_losses(new, b)
+        units = f"higher on {wins} of {n} units, lower on {losses}: sign test p = {sign_test(new, b):.2g}"
+        if how in (0, 2) and lo <= 0 <= hi:  # decided unit by unit (the sign test), not by the mean
+            said = "higher than" if how == 0 else "lower than"
+            return how, f"{said} {b_name} unit by unit ({units}; {mean})"
+        said = {0: "better than", 1: "as good as", 2: "below", 3: "not distinguishable on these units from"}[how]
+        return how, f"{said} {b_name} ({mean}; {units})"
+
+    to_base, base_line = versus(base, names[1])
+    to_top, top_line = versus(top, names[2])
+    if to_top in (0, 1):
+        outcome = REACHES
+    elif to_base != 0:
+        outcome = NOT_BETTER
+    else:
+        outcome = BETTER if to_top == 2 else OPEN
+    return outcome, f"The {names[0]} is {base_line}, and {top_line}."

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import torch
@@ -174,8 +174,10 @@ def notes(r: PatchifyResult) -> list[str]:
 
 
 # ---------------------------------------------------------------- exercises
-def _tokens_answer() -> Answer:
-    r = run_patchify(PatchifyConfig(img_size=32, patch_size=2))
+# Each answer is computed on the page's own setting (``cfg``, and the learner's image if uploaded) with the
+# question's named settings applied: what the page shows once the question is set up ("Show me on this page")
+def _tokens_answer(cfg: PatchifyConfig = PatchifyConfig(), upload: bytes | None = None) -> Answer:
+    r = run_patchify(replace(cfg, img_size=32, patch_size=2, conv_stride=None), upload)
     options = [64, 256, 257, 1024]
     return Answer(options.index(r.n_tokens_with_cls),
                   f"(32 / 2)² = **{r.n_patches}** patches, plus the class token: **{r.n_tokens_with_cls}** tokens. "
@@ -183,8 +185,8 @@ def _tokens_answer() -> Answer:
                   f"against 17² = 289 with 4×4 patches on a 16×16 image.")
 
 
-def _grey_order_answer() -> Answer:
-    r = run_patchify(PatchifyConfig(in_chans=1, wrong_flatten_order=True))
+def _grey_order_answer(cfg: PatchifyConfig = PatchifyConfig(), upload: bytes | None = None) -> Answer:
+    r = run_patchify(replace(cfg, in_chans=1, wrong_flatten_order=True), upload)
     ok = r.max_abs_diff < 1e3 * r.eps
     return Answer(1 if ok else 0,
                   f"With one channel the difference is **{r.max_abs_diff:.1e}** ({r.max_abs_diff / r.eps:.0f} × eps): "
@@ -192,17 +194,21 @@ def _grey_order_answer() -> Answer:
                   "channel, so there is nothing to get wrong. With 3 channels the same switch breaks it.")
 
 
-def _precision_answer() -> Answer:
-    d32 = run_patchify(PatchifyConfig(dtype="float32")).max_abs_diff
-    d64 = run_patchify(PatchifyConfig(dtype="float64")).max_abs_diff
+def _precision_answer(cfg: PatchifyConfig = PatchifyConfig(), upload: bytes | None = None) -> Answer:
+    d32 = run_patchify(replace(cfg, dtype="float32"), upload).max_abs_diff
+    d64 = run_patchify(replace(cfg, dtype="float64"), upload).max_abs_diff
+    if d32 == 0.0:  # every sum exact already in float32 (one channel and small patches can do it): nothing shrinks
+        return Answer(3, "At this page's setting float32 already gives **exactly 0**, and so does float64: every sum "
+                         "of products here is exact in float32, so there is no rounding for more precision to remove. "
+                         "With 3 channels (more products per sum) float32 shows a rounding difference.")
     if d64 == 0.0:
-        return Answer(2, f"float32 gives **{d32:.1e}**, float64 exactly 0 here: at least eight orders of magnitude, "
-                         "as the machine epsilons (1.2e-07 and 2.2e-16) predict.")
+        return Answer(2, f"At this page's setting float32 gives **{d32:.2e}**, float64 exactly 0: at least eight "
+                         "orders of magnitude, as the machine epsilons (1.2e-07 and 2.2e-16) predict.")
     orders = math.log10(d32 / d64)
     nearest = min(range(3), key=lambda i: abs((1, 4, 8)[i] - orders)) if orders > 0.5 else 3
-    return Answer(nearest, f"float32 gives **{d32:.1e}**, float64 **{d64:.1e}**: {orders:.1f} orders of magnitude, "
-                           "close to the ratio of the two machine epsilons (1.2e-07 / 2.2e-16, about 9). The "
-                           "difference is rounding, so it scales with the precision.")
+    return Answer(nearest, f"At this page's setting float32 gives **{d32:.2e}**, float64 **{d64:.2e}**: {orders:.1f} "
+                           "orders of magnitude, close to the ratio of the two machine epsilons (1.2e-07 / 2.2e-16, "
+                           "about 9). The difference is rounding, so it scales with the precision.")
 
 
 EXERCISES: tuple[Exercise, ...] = (

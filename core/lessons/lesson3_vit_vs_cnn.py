@@ -8,7 +8,6 @@ the check reads the very numbers the page shows for that preset, shipped or trai
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 
@@ -22,7 +21,7 @@ from core.engine.results.verdict import Verdict, distinct_test_images, verdicts
 from core.engine.setting.run_config import NOTEBOOK_SETUP, GeneralizationConfig, Sweep, TrainConfig, with_value
 from core.lessons.controls import Control
 from core.lessons.exercise import Answer
-from core.lessons.experiment_parts import FITS, OPTIONS, OUTCOME, Lookup, PresetExercise, phases_control
+from core.lessons.experiment_parts import FITS, Lookup, PresetExercise, against, phases_control
 from core.lessons.model_cards import label
 from core.lessons.prediction import Prediction
 from core.models.model_config import ATTN_IMPLS, GLOBAL_POOLS, POS_EMBEDS, ModelConfig
@@ -79,8 +78,8 @@ PRESET_NOTES = {
     "exercise-1": "Exercise 1: ten times the data (3000 training images) at the same positions.",
     "exercise-2": "Exercise 2: finer 2x2 patches, 64 tokens instead of 16.",
     "exercise-3": "Exercise 3: a hybrid whose transformer reads a small CNN's feature map.",
-    "mlp": "The notebook's comparison: the flatten-based MLP it says the ViT stands in for, beside the ViT and the "
-           "CNN, on the same split.",
+    "mlp": "Lesson 33's flatten MLP, which the notebook says the ViT stands in for, beside the ViT and the CNN, on "
+           "the same split.",
     "splits-notebook": f"{len(SPLIT_MODELS)} models, five seeds, on the notebook's split (shipped): the baseline of the "
                        "phase splits.",
     "splits-phase": "The phase split: the same models trained only at offsets 0-2 within a 4-pixel patch, tested at "
@@ -183,69 +182,72 @@ def judged_at_unseen(result: RunResult, model: str) -> tuple[Verdict, Verdict]:
     return verdicts(result, names, "unseen map")[model], verdicts(result, names)[model]
 
 
-def _from_run(key: str, question: str, how: str, preset: str, explain: Callable[..., str],
-              model: str = "vit") -> PresetExercise:
-    """An exercise answered by the verdict on ``model`` over the unseen centres of the run of ``preset``,
-    explained by ``explain(unseen verdict, test verdict, result, the lesson's unseen verdict or None)``."""
+def _from_run(key: str, question: str, how: str, options: tuple[str, ...], preset: str, who: str, explain: str,
+              model: str = "vit", base: str = "lesson") -> PresetExercise:
+    """An exercise whose question is "did this change help?": ``model`` in the run of ``preset`` against the
+    lesson's ViT (in the run of ``base``: the lesson's preset, or the same run when ``base`` is ``preset``) and
+    against that run's CNN, over every unseen centre of the map (``experiment_parts.against``); ``options``
+    word ``against``'s four outcomes for this question; ``who``: the changed model in words; ``explain``: what the
+    result means."""
     def answer(lookup: Lookup) -> Answer:
-        result = lookup(PRESETS[preset])
-        if result is None or model not in summary(result):
-            return Answer(None, f"Run the **{preset}** preset first (the button above): the answer is read from its "
-                                "result.")
-        unseen, test = judged_at_unseen(result, model)
-        lesson = lookup(PRESETS["lesson"])
-        before = None if lesson is None else judged_at_unseen(lesson, "vit")[0]
-        return Answer(OUTCOME[unseen.band], explain(unseen, test, result, before))
+        result, before = lookup(PRESETS[preset]), lookup(PRESETS[base])
+        missing = [p for p, r in ((preset, result), (base, before)) if r is None]
+        if missing or model not in summary(result):
+            return Answer(None, "The answer is read from the run" + ("s" if len(missing) > 1 else "") + " of "
+                                + " and ".join(f"the **{p}** preset" for p in missing or [preset]) + ": run "
+                                + ("them" if len(missing) > 1 else "it") + " first (the buttons above), and make "
+                                "your prediction for " + ("each" if len(missing) > 1 else "it") + ".")
+        new, test = judged_at_unseen(result, model)
+        vit, cnn = judged_at_unseen(before, "vit")[0], judged_at_unseen(result, "cnn")[0]
+        outcome, decided = against(new.interval, vit.interval, cnn.interval,
+                                   (who, f"the lesson's ViT ({_short(vit.interval)})", f"the CNN ({_short(cnn.interval)})"))
+        return Answer(outcome, f"Over every unseen centre of the map the {who} scored {new.interval}. {decided} On "
+                               f"the test set alone, the notebook's measure: {test.interval} ({test.interval.outcomes})."
+                               f" {explain}")
 
-    return PresetExercise(key, question, how, OPTIONS, answer, preset=preset, model=model)
-
-
-def _measured(who: str, unseen: Verdict, test: Verdict, result: RunResult, model: str,
-              before: Verdict | None) -> str:
-    against = "" if before is None else f" (the lesson's ViT, for comparison: {before.interval})"
-    return (f"{who} scored {unseen.text}{against}. On the test set alone, the notebook's measure: {test.text} "
-            f"({_seeds(result, model)}).")
-
-
-def more_data(unseen: Verdict, test: Verdict, result: RunResult, before: Verdict | None) -> str:
-    d, lesson = result.config.data, PRESETS["lesson"].data
-    return (f"{_measured('With ten times the images, the ViT', unseen, test, result, 'vit', before)} The 3000 images "
-            f"held **{distinct_training_images(d)} distinct** ones, against {distinct_training_images(lesson)} among "
-            f"{lesson.n_train}: an image is fixed by its shape and centre, so more draws at the same centres repeat "
-            "the same images and show the model nothing it had not seen.")
+    return PresetExercise(key, question, how, options, answer, preset=preset, model=model)
 
 
-def finer_patches(unseen: Verdict, test: Verdict, result: RunResult, before: Verdict | None) -> str:
-    return (f"{_measured('With 2×2 patches the ViT', unseen, test, result, 'vit', before)} One explanation, not "
-            "tested here: each token holds a smaller piece of a stroke, and those pieces occur at the training "
-            "positions too. Look at the seeds: whether a seed generalizes can hang on float rounding (the notebook's "
-            "own loop leaves one of these seeds near chance on two threads and matches this page on one: "
-            "docs/performance.md, *Exercise 2 and \"identical\"*). Add seeds before concluding.")
+def _short(iv) -> str:
+    return f"{iv.mean:.1%}, 95 % interval {iv.lo:.0%}–{iv.hi:.0%}"
 
 
-def hybrid(unseen: Verdict, test: Verdict, result: RunResult, before: Verdict | None) -> str:
-    return (f"{_measured('The hybrid', unseen, test, result, 'hybrid', before)} Its convolutions respond alike "
-            "wherever a stroke is, but their map is then cut into patches and given the same fixed position table as "
-            "the lesson's ViT. Whether pooling is what the CNN has and the hybrid lacks is lesson 4's question: there "
-            "the ViT with a *learned* table and a class token (no pooling) and the ViT reading a mean or a max over "
-            "its patches are tested side by side.")
+def _distinct_note(cfg: GeneralizationConfig) -> str:
+    d, lesson = cfg.data, PRESETS["lesson"].data
+    return (f"Its {d.n_train} images held **{distinct_training_images(d)} distinct** ones, against "
+            f"{distinct_training_images(lesson)} among {lesson.n_train}: an image is fixed by its shape and centre, so "
+            "more draws at the same centres repeat the same images and show the model nothing it had not seen.")
 
 
 EXERCISES: tuple[PresetExercise, ...] = (
     _from_run("more-data", "Ten times the training data (3000 images) at the same positions: does the ViT's "
               "accuracy at unseen positions improve substantially, partially, or not at all?",
               "Press *Fill the form with exercise-1*, then *Run*, and read the ViT's accuracy over the unseen centres "
-              "(the generalization map) beside its test accuracy.",
-              "exercise-1", more_data),
+              "(the generalization map) beside the lesson's run.",
+              ("Substantially: as good as the CNN", "Partially: better than the lesson's ViT, still below the CNN",
+               "Not at all: not shown better than the lesson's ViT",
+               "Better than the lesson's ViT; whether it reaches the CNN, can't tell yet"),
+              "exercise-1", "ViT trained on 3000 images", _distinct_note(PRESETS["exercise-1"])),
     _from_run("finer-patches", "Patch size 4 → 2 (finer patches, 64 tokens): does the ViT generalize better to "
               "unseen positions, or is the failure unrelated to patch resolution?",
               "Press *Fill the form with exercise-2*, then *Run*, and read the ViT's accuracy over the unseen centres, "
-              "seed by seed.",
-              "exercise-2", finer_patches),
+              "unit by unit, beside the lesson's run.",
+              ("Finer patches close the gap: as good as the CNN", "Better than 4×4 patches, still below the CNN",
+               "No better than 4×4 patches: unrelated to patch resolution",
+               "Better than 4×4 patches; whether it reaches the CNN, can't tell yet"),
+              "exercise-2", "ViT with 2×2 patches", "One explanation, not tested here: each token holds a smaller piece of a stroke, and those "
+              "pieces occur at the training positions too. Read the units: whether a seed generalizes can hang on its "
+              "initial weights."),
     _from_run("hybrid", "A hybrid: the transformer reads a small CNN's feature map instead of raw patches. Does "
               "that bring back the CNN's generalization?",
               "Press *Fill the form with exercise-3*, then *Run*, and compare the hybrid with both.",
-              "exercise-3", hybrid, model="hybrid"),
+              ("Yes: as good as the CNN", "Part way: better than the ViT, still below the CNN",
+               "No: not shown better than the ViT", "Better than the ViT; whether it reaches the CNN, can't tell yet"),
+              "exercise-3", "hybrid", "Its convolutions respond alike wherever a stroke is, but their map is then cut into "
+              "patches and given the same fixed position table as the lesson's ViT. Whether pooling is what the CNN "
+              "has and the hybrid lacks is lesson 4's question: there the ViT with a *learned* table and a class token "
+              "(no pooling) and the ViT reading a mean or a max over its patches are tested side by side.",
+              model="hybrid", base="exercise-3"),
 )
 
 
@@ -278,8 +280,8 @@ def model_notes(result: RunResult) -> list[str]:
         values = [score for _, score in verdict.interval.scores]
         if len(values) > 1 and max(values) - min(values) > SEEDS_DISAGREE:
             note += (f" Its units disagree ({min(values):.0%} to {max(values):.0%}): whether a seed generalizes can "
-                     "hang on its initial weights, its training draw, and even on float rounding (a different "
-                     "thread count can change a seed's outcome). The mean hides that: read each unit's score.")
+                     "hang on its initial weights, its training draw, and even on the last digit of a sum (another "
+                     "computer can land a seed elsewhere). The mean hides that: read each unit's score.")
         notes.append(note)
     return notes
 

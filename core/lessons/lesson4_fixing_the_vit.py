@@ -21,9 +21,8 @@ from core.lessons.controls import Control
 from core.lessons.exercise import Answer, Exercise
 from core.lessons.experiment_parts import (
     FORM_SEEDS,
-    OPTIONS,
-    OUTCOME,
     Lookup,
+    against,
     compared,
     first_seeds,
     from_full_run,
@@ -76,8 +75,8 @@ CONTROLS: tuple[Control, ...] = (
             flag_name="--epochs"),
     Control("bench_split", "data", "Split", "radio", tuple(SPLITS), to_config=split_data, from_config=split_name,
             flag_name="--split", extra={"horizontal": True},
-            format={"notebook": "the notebook's (whole-patch moves)", "phase": "phase (new offsets within a patch)"}.get,
-            help="The notebook's: trained at centres 5..10, tested at 3..4. Phase: trained at offsets 0-2 within a "
+            format={"notebook": "lesson 3's (whole-patch moves)", "phase": "phase (new offsets within a patch)"}.get,
+            help="Lesson 3's: trained at centres 5..10, tested at 3..4. Phase: trained at offsets 0-2 within a "
                  "4-pixel patch anywhere on the canvas, tested at every other centre. Both ship precomputed."),
 )
 # What `python -m core remedies` offers beyond the form: the data-efficiency view's settings
@@ -119,7 +118,8 @@ def _from_bench(key: str, question: str, how: str, options: tuple[str, ...],
     def answer(lookup: Lookup) -> Answer:
         result = lookup(BENCH)
         if result is None:
-            return Answer(None, "The bench's result is not on this server yet: press *Run* with every model selected.")
+            return Answer(None, "The answer is read from the bench's run with every model: select them all, "
+                                "press *Run*, and make your prediction for it (or skip it).")
         return Answer(*decide(bench_verdicts(result)))
 
     return Exercise(key, question, how, options, answer)
@@ -155,14 +155,20 @@ def flatten_head(v: dict[str, Verdict]) -> tuple[int, str]:
 
 def overlapping(v: dict[str, Verdict]) -> tuple[int, str]:
     verdict = v["vit-overlap"]
-    return OUTCOME[verdict.band], (
-        f"Overlapping patches scored {verdict.text} over the unseen centres (the lesson's ViT: "
-        f"{v['vit'].interval}). Each token sees more of its neighbours, but the same fixed 1-D table is still added "
-        "to every token: lesson 3's sweep of the table's scale α tests whether the table is what holds it back.")
+    outcome, decided = against(verdict.interval, v["vit"].interval, v["cnn"].interval,
+                               ("ViT with overlapping patches", "the lesson's ViT", "the lesson's CNN"))
+    return outcome, (
+        f"Overlapping patches scored {verdict.interval} over the unseen centres (the lesson's ViT: "
+        f"{v['vit'].interval}; the CNN: {v['cnn'].interval}). {decided} Each token sees more of its neighbours, but "
+        "the same fixed 1-D table is still added to every token: lesson 3's sweep of the table's scale α tests "
+        "whether the table is what holds it back.")
 
 
 BENCH_OPTIONS = ("Better than the 1-D table", "As good (within 10 points)", "Worse than the 1-D table",
                  "Can't tell yet")
+OVERLAP_OPTIONS = ("Yes: as good as the lesson's CNN", "Part way: better than the lesson's ViT, still below the CNN",
+                   "No: not shown better than the lesson's ViT",
+                   "Better than the lesson's ViT; whether it reaches the CNN, can't tell yet")
 CNN_OPTIONS = ("As good as the lesson's CNN", "Above chance, below the lesson's CNN", "At chance or below",
                "Can't tell yet")
 EXERCISES: tuple[Exercise, ...] = (
@@ -173,7 +179,7 @@ EXERCISES: tuple[Exercise, ...] = (
                 "centres the CNN is…", "Find *CNN, flatten + linear head* in the ranking and in the maps.",
                 CNN_OPTIONS, flatten_head),
     _from_bench("overlap", "Overlapping patches: do they restore the ViT at the unseen centres?",
-                "Find *ViT, overlapping patches* in the ranking.", OPTIONS, overlapping),
+                "Find *ViT, overlapping patches* in the ranking.", OVERLAP_OPTIONS, overlapping),
 )
 
 
@@ -181,14 +187,28 @@ EXERCISES: tuple[Exercise, ...] = (
 REMEDIES = tuple(m for m in BENCH.models if CARDS[m].group != "baseline")
 
 
-def prediction_against_bench(picked: list[str], v: dict[str, Verdict]) -> tuple[list[str], list[str], list[str]]:
-    """The learner's pick against the bench: (picked and above chance, picked but not, above chance but not
-    picked); a remedy whose verdict can't tell yet is in none of the three."""
-    shown = [m for m in REMEDIES if m in v]
-    works = {m for m in shown if v[m].band in ABOVE_CHANCE}
-    fails = {m for m in shown if v[m].band in ("chance", "below")}
-    return ([m for m in picked if m in works], [m for m in picked if m in fails],
-            [m for m in shown if m in works and m not in picked])
+# The prediction's options: the changes to the lesson's ViT (a CNN-side change is not asked against the ViT)
+VIT_REMEDIES = tuple(m for m in REMEDIES if spec(m).transformer)
+
+
+def better_than_vit(v: dict[str, Verdict]) -> set[str]:
+    """The ViT remedies of a bench run that it shows better than the lesson's ViT at the unseen centres: higher
+    unit by unit (sign test), or the 95 % interval of the paired difference above 0 (``compared``); empty without
+    the lesson's ViT in the run."""
+    if "vit" not in v:
+        return set()
+    return {m for m in VIT_REMEDIES if m in v and compared(v[m].interval, v["vit"].interval) == 0}
+
+
+def prediction_against_bench(picked, v: dict[str, Verdict]) -> tuple[list[str], list[str], list[str]]:
+    """The learner's pick ("the bench will show these better than the lesson's ViT") against the run: (picked
+    and shown better, picked but not shown better, shown better but not picked), over the ViT remedies the run
+    holds. A pick not shown better is wrong as a prediction of what these units show, whatever more units
+    might."""
+    shown, better = [m for m in VIT_REMEDIES if m in v], better_than_vit(v)
+    picked = [m for m in picked if m in shown]
+    return ([m for m in picked if m in better], [m for m in picked if m not in better],
+            [m for m in shown if m in better and m not in picked])
 
 
 def notes(v: dict[str, Verdict], plotted: list[dict] | None = None) -> list[str]:

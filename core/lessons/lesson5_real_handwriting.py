@@ -124,7 +124,8 @@ def _run(lookup: Lookup, preset: str) -> tuple[RunResult | None, dict[str, Verdi
 
 
 def _missing(preset: str) -> Answer:
-    return Answer(None, f"The **{preset}** run is not on this server yet: pick that preset and press *Run*.")
+    return Answer(None, f"The answer is read from the **{preset}** run: pick that preset, press *Run*, and make your "
+                        "prediction for it (or skip it).")
 
 
 def ten_digits_vit(lookup: Lookup) -> Answer:
@@ -146,7 +147,7 @@ def two_digits_vs_shapes(lookup: Lookup) -> Answer:
     if result is None or "vit" not in v:
         return _missing("0 vs 1")
     if shapes is None:
-        return Answer(None, "Lesson 3's run is not on this server yet: open lesson 3 and press *Run* there.")
+        return Answer(None, "The answer also reads lesson 3's run: open lesson 3, and make your prediction there (or skip it).")
     toy = verdicts(shapes, measure="unseen map")["vit"].interval
     mine = verdicts(result, measure="unseen map")["vit"].interval
     d, lo, hi = difference(mine, toy)

@@ -124,24 +124,32 @@ def tradeoff_notes(what: list[ScalePoint], where: list[ScalePoint], chance: floa
     return out
 
 
+def answers_changed(responses: list[ShiftResponse], patch_size: int) -> dict[str, tuple[float, float]]:
+    """Each trained model's share of the map's images whose answer a move to the right changes: (by 1 pixel, by
+    one patch). The figure and the notes both read it, so they say the same number."""
+    out = {}
+    for model in dict.fromkeys(r.model for r in responses if r.trained):
+        moved = {n: [r.answer_changed for r in responses
+                     if r.trained and r.model == model and r.axis == "x" and r.pixels == n] for n in (1, patch_size)}
+        if moved[1] and moved[patch_size]:
+            out[model] = (float(np.mean(moved[1])), float(np.mean(moved[patch_size])))
+    return out
+
+
 def shift_notes(responses: list[ShiftResponse], patch_size: int) -> list[str]:
-    """What the one-pixel and one-patch moves did to each trained model, from ``equivariance.shift_responses``."""
+    """What the one-pixel and one-patch moves to the right did to each trained model, from
+    ``equivariance.shift_responses``."""
     trained = [r for r in responses if r.trained]
     if not trained:
         return []
     out = []
-    by_model: dict[str, dict[int, list[ShiftResponse]]] = {}
-    for r in trained:
-        by_model.setdefault(r.model, {}).setdefault(r.pixels, []).append(r)
-    for model, moves in by_model.items():
-        one, patch = moves.get(1, []), moves.get(patch_size, [])
-        if not one or not patch:
-            continue
-        changed = {n: float(np.mean([r.answer_changed for r in rs])) for n, rs in ((1, one), (patch_size, patch))}
-        inside = {n: [r.inside for r in rs if r.inside is not None] for n, rs in ((1, one), (patch_size, patch))}
-        what = one[0].inside_what
-        line = (f"**{label(model)}**: a 1-pixel move changes its answer for {changed[1]:.0%} of the map's images, a "
-                f"{patch_size}-pixel move for {changed[patch_size]:.0%}")
+    for model, (one_px, one_patch) in answers_changed(responses, patch_size).items():
+        moved = {n: [r for r in trained if r.model == model and r.axis == "x" and r.pixels == n]
+                 for n in (1, patch_size)}
+        inside = {n: [r.inside for r in rs if r.inside is not None] for n, rs in moved.items()}
+        what = moved[1][0].inside_what
+        line = (f"**{label(model)}**: a 1-pixel move to the right changes its answer for {one_px:.0%} of the map's "
+                f"images, a {patch_size}-pixel move for {one_patch:.0%}")
         if inside[1] and inside[patch_size]:
             line += (f"; its {what} change by {np.mean(inside[1]):.2f} and {np.mean(inside[patch_size]):.2f} "
                      "(relative)")

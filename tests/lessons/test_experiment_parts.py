@@ -36,3 +36,33 @@ def test_a_selection_of_a_stored_run_s_models_is_served_from_it():
 def test_every_band_has_one_of_the_four_outcomes():
     assert set(OUTCOME) == set(BANDS) and set(OUTCOME.values()) == set(range(len(OPTIONS)))
     assert phases_control("phases").field == "data.phases"
+
+
+def _units(*scores: float):
+    from core.engine.results.verdict import unit_interval
+
+    return unit_interval({(i, 1): s for i, s in enumerate(scores)})
+
+
+def test_a_change_is_judged_against_the_model_it_changes_and_the_one_it_should_reach():
+    from core.lessons.experiment_parts import BETTER, NOT_BETTER, OPEN, REACHES, against
+
+    names = ("changed", "base", "top")
+    base, top = _units(*[0.7, 0.75, 0.8] * 5), _units(*[1.0] * 15)
+    key, said = against(_units(*[1.0] * 15), base, top, names)
+    assert key == REACHES and "as good as top" in said  # the same score on every unit
+    key, said = against(_units(*[0.85, 0.9, 0.95] * 5), base, top, names)
+    assert key == BETTER and "base unit by unit" in said and "higher on 15 of 15 units" in said
+    key, said = against(_units(*[0.75, 0.7, 0.8] * 5), base, top, names)  # the same scores, other units
+    assert key == NOT_BETTER and "not distinguishable on these units from base" in said
+    worse = _units(*[0.6] * 15)
+    assert against(worse, base, top, names)[0] == NOT_BETTER  # worse is not better
+    # higher than base on every unit and, against a top it beats on some units, undecided: open
+    top_mixed = _units(*[0.99, 0.8, 0.99] * 5)
+    assert against(_units(*[0.9, 0.9, 0.9] * 5), base, top_mixed, names)[0] == OPEN
+    # two runs over different units are compared by their intervals alone, with no unit count
+    from core.engine.results.verdict import unit_interval
+
+    other = unit_interval({(i, 2): s for i, s in enumerate([0.85, 0.9, 0.95] * 5)})
+    key, said = against(other, base, top, names)
+    assert key == NOT_BETTER and "sign test" not in said.split(", and ")[0]  # no pairing: intervals only

@@ -43,7 +43,7 @@ def test_upload_is_resized_and_converted():
     Image.fromarray((np.random.default_rng(0).random((40, 30, 3)) * 255).astype(np.uint8)).save(buf, "PNG")
     r = run_patchify(PatchifyConfig(image="upload", img_size=16, in_chans=1), buf.getvalue())
     assert r.image.shape == (1, 16, 16)
-    with pytest.raises(ValueError, match="could not read"):
+    with pytest.raises(ValueError, match="not a PNG, JPEG"):
         run_patchify(PatchifyConfig(image="upload"), b"not an image")
 
 
@@ -85,3 +85,17 @@ def test_every_exercise_answer_is_valid_and_explained(ex):
 
 def test_the_token_count_answer_counts_the_class_token():
     assert EXERCISES[0].options[EXERCISES[0].answer().correct] == "257"
+
+
+def test_the_precision_answer_is_the_pages_own_setting():
+    """On a setting where float32 is already exact the page shows 0 under both precisions: the answer says so,
+    never the lesson's default setting's 1e-07."""
+    precision = next(ex for ex in EXERCISES if ex.key == "precision")
+    exact = PatchifyConfig(in_chans=1, patch_size=2)
+    assert run_patchify(exact).max_abs_diff == 0.0
+    answer = precision.answer(exact)
+    assert precision.options[answer.correct] == "It does not change" and "exactly 0" in answer.explanation
+    rounded = PatchifyConfig(in_chans=3)
+    d32 = run_patchify(rounded).max_abs_diff
+    answer = precision.answer(rounded)
+    assert d32 > 0 and f"{d32:.2e}" in answer.explanation and answer.correct == 2

@@ -3,11 +3,12 @@
 from core.lessons.lesson4_fixing_the_vit import BENCH
 from tests.apptest_helpers import all_charts, assert_clean, open_section, page, tables
 from ui.look_inside import VIEWS
+from ui.result_sections import RANKING
 
 PAGE = "pages/4_Fixing_the_ViT.py"
 
 
-def reveal(at, picks=("vit-shift", "vit-relpos")):
+def reveal(at, picks=("vit-shift", "vit-relpos", "vit-overlap")):
     """Predict ``picks`` and check them against the result; no picks: show it without predicting."""
     if picks:
         at.multiselect(key="bench_predict").set_value(list(picks)).run()
@@ -21,14 +22,16 @@ def test_results_wait_for_a_prediction_then_compare_with_it():
     at = page(PAGE, timeout=60)
     assert_clean(at)
     # the first screen: the picture of the split and the prediction; nothing that answers it
-    assert len(at.get("plotly_chart")) == 1 and not at.dataframe and any("prediction" in i.value for i in at.info)
+    assert len(at.get("plotly_chart")) == 1 and not tables(at) and any("prediction" in i.value for i in at.info)
     reveal(at)
     assert_clean(at)
     assert any("precomputed and shipped" in c.value for c in at.caption)  # instant: the shipped bench
     verdict = next(md.value for md in at.markdown if md.value.startswith("**Your prediction against the bench**"))
-    assert "Right:" in verdict and "Not picked, but above chance:" in verdict
-    assert "**ViT + random shifts**" in verdict  # each name in bold: names with commas stay apart
-    table = at.dataframe[0].value
+    right, wrong, missed = verdict.split("\n- ")[1:]
+    assert "**ViT + random shifts**" in right and "**ViT, 2-D relative position bias**" in right  # each name bold
+    assert wrong.startswith("❌ Picked, but not shown better") and "overlapping" in wrong  # a pick can be wrong
+    assert missed.startswith("🤔 Not picked, but shown better:") and "learned positions" in missed
+    table = tables(at, RANKING)[0]  # every row and column in view: a static table, not a data grid's box
     assert len(table) == len(BENCH.models) and {"every unseen centre of the map", "95 % interval", "parameters",
                                  "seconds per seed"} <= set(table)
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
@@ -52,7 +55,7 @@ def test_a_selection_of_the_bench_shows_at_once_and_is_judged_against_the_pick_m
     at.multiselect(key="bench_models").set_value(["vit", "cnn", "vit-shift"])
     next(b for b in at.button if b.label == "Run").click().run()
     assert_clean(at)
-    assert not at.get("progress") and len(at.dataframe[0].value) == 3
+    assert not at.get("progress") and len(tables(at, RANKING)[0]) == 3
     assert any(c.value.startswith("Your prediction for the setting shown: **ViT + random shifts**") for c in at.caption)
 
 
@@ -61,9 +64,9 @@ def test_a_new_setting_waits_for_its_own_prediction():
     at.multiselect(key="bench_predict").set_value([]).run()
     at.multiselect(key="bench_models").set_value(["vit", "cnn"])
     next(b for b in at.button if b.label == "Run").click().run()
-    assert not at.dataframe and any("make your prediction above" in i.value for i in at.info)
+    assert not tables(at) and any("make your prediction above" in i.value for i in at.info)
     reveal(at, ("vit-shift",))
-    assert len(at.dataframe[0].value) == 2
+    assert len(tables(at, RANKING)[0]) == 2
 
 
 def test_a_new_setting_trains_live_and_a_too_big_one_is_refused():
@@ -74,7 +77,7 @@ def test_a_new_setting_trains_live_and_a_too_big_one_is_refused():
     at.toggle(key="live_curve").set_value(False)  # the bar only: the same run, the same kind of result
     next(b for b in at.button if b.label == "Run").click().run()
     assert_clean(at)
-    assert any("trained on this server" in c.value for c in at.caption) and len(at.dataframe[0].value) == 2
+    assert any("trained on this server" in c.value for c in at.caption) and len(tables(at, RANKING)[0]) == 2
     at.slider(key="bench_seeds").set_value(10)
     at.slider(key="bench_epochs").set_value(400)
     at.multiselect(key="bench_models").set_value(list(BENCH.models))
@@ -86,7 +89,7 @@ def test_a_link_opens_the_selection():
     at = page(PAGE, timeout=60, query={"bench_models": ["ViT (lesson)", "ViT, max over patches"]})
     reveal(at, ())
     assert_clean(at)
-    assert list(at.dataframe[0].value["model"]) == ["ViT (lesson)", "ViT, max over patches"]
+    assert list(tables(at, RANKING)[0].index) == ["ViT (lesson)", "ViT, max over patches"]
 
 
 def test_look_inside_compares_attention_distance_across_the_remedies():
@@ -104,3 +107,19 @@ def test_look_inside_compares_attention_distance_across_the_remedies():
     at.selectbox(key="bench_probe_model").set_value("vit-learned").run()
     assert_clean(at)
     assert any("ViT, learned positions's table after training" in md.value for md in at.markdown)
+
+
+def test_draw_your_own_starts_from_a_training_plus_and_every_remedy_answers_it():
+    import numpy as np
+
+    from core.data.training_examples import training_examples
+
+    at = reveal(page(PAGE, timeout=120), ())
+    open_section(at, "Draw your own")
+    assert any(c.value.startswith("**Trained on** ") and "strokes 3 pixels thick" in c.value for c in at.caption)
+    at.button(key="bench_draw_train_0").click().run()
+    assert_clean(at)
+    plus = training_examples(BENCH.data)[0]
+    assert np.array_equal(at.session_state["bench_drawing"], plus.image) and at.radio(key="bench_draw_class").value == "plus"
+    table = tables(at, "Every model's answer to your drawing, every seed")[0]
+    assert len(table) == len(BENCH.models) and table.loc["CNN"].str.startswith("plus").all()

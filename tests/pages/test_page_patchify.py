@@ -1,6 +1,6 @@
 import pytest
 
-from tests.apptest_helpers import all_charts, assert_change_shows, assert_clean, page
+from tests.apptest_helpers import all_charts, assert_change_shows, assert_clean, link_notes, page
 from ui.lesson_list import page_of
 
 EXERCISES_KEY = page_of("pages/1_Patchify.py").progress_key  # the exercise widgets' keys start with it
@@ -68,6 +68,38 @@ def test_upload_without_file_falls_back_to_synthetic():
     at.radio(key="source").set_value("Upload").run()
     assert_clean(at)
     assert any("Upload an image" in i.value for i in at.info)
+
+
+def test_an_unreadable_upload_is_one_sentence_and_the_synthetic_image_is_shown():
+    at = page(PAGE)
+    at.radio(key="source").set_value("Upload").run()
+    at.file_uploader[0].set_value(("notes.png", b"a text file, renamed", "image/png")).run()
+    assert_clean(at)
+    assert [w.value.replace("\\", "") for w in at.warning] == [
+        "That file cannot be shown (not a PNG, JPEG, GIF, BMP, TIFF or WebP image, whatever its name says): the "
+        "synthetic image is used instead."]
+    assert metric(at, "Patches N") == "16" and len(at.get("plotly_chart")) == 2  # the page, as usual
+    assert not any("Your image" in c.value for c in at.caption)  # no notes of an upload that was not used
+
+
+def test_link_values_the_page_cannot_use_are_said_one_sentence_each_and_the_page_draws():
+    at = page(PAGE, query={"patch_16": "abc", "channels": "2", "width": "999", "wrong_order": "yes",
+                           "patchify_view": "nope"})
+    assert_clean(at)
+    assert link_notes(at) == [
+        "patch_16=abc in the link is not one of 1, 2, 4, 8, 16: the default (4) is used.",
+        "channels=2 in the link is not one of 1, 3: the default (3) is used.",
+        "width=999 in the link is not between 1 and 64: the default (16) is used.",
+        "wrong_order=yes in the link is not true or false: the default (false) is used.",
+        "patchify_view=nope in the link is not one of grid, patch, embeddings: the first section is shown.",
+    ]
+    assert metric(at, "Patches N") == "16" and len(at.get("plotly_chart")) == 2
+    at.slider(key="width").set_value(8).run()  # the control moved: its note has nothing more to say
+    assert len(link_notes(at)) == 4 and not any(n.startswith("width=") for n in link_notes(at))
+    at.switch_page("pages/9_Glossary.py").run()
+    at.switch_page(PAGE).run()
+    assert link_notes(at) == []  # back from another page, the link is long gone: nothing said again
+    assert link_notes(page(PAGE, query={"size": "32", "patch_32": "8"})) == []
 
 
 def test_single_choice_settings_are_text_not_a_slider_that_raises():

@@ -1,6 +1,6 @@
 import pytest
 
-from tests.apptest_helpers import all_charts, assert_change_shows, assert_clean, open_section, page
+from tests.apptest_helpers import all_charts, assert_change_shows, assert_clean, link_notes, open_section, page
 from ui.lesson_list import page_of
 
 EXERCISES_KEY = page_of("pages/2_Permutation_symmetry.py").progress_key  # the exercise widgets' keys start with it
@@ -70,6 +70,15 @@ def test_a_link_reproduces_the_settings():
     assert at.selectbox(key="positions").value == "none" and at.slider(key="shift_c").value == 2
     labels = [m.label for m in at.metric]
     assert "|Δ class logits| with no positions either (none chosen)" in labels  # never "with none positions"
+
+
+def test_link_values_the_page_cannot_use_are_said_and_the_claims_still_measured():
+    at = page(PAGE, query={"positions": "foo", "model_seed": "-3"})
+    assert_clean(at)
+    assert link_notes(at) == ["positions=foo in the link is not one of none, learned, sincos, sincos2d: the default "
+                              "(learned) is used.",
+                              "model_seed=-3 in the link is not between 0 and 10000: the default (13) is used."]
+    assert sum(md.value.count("✅ **PASS**") for md in at.markdown) == 4
 
 
 def test_exercise_is_checked_with_the_numbers_of_this_model():

@@ -1,6 +1,7 @@
 """Lesson 5's page: real digits, predict first, the shipped runs at once, a small setting trained live, links."""
 
 from tests.apptest_helpers import PER_SEED, assert_clean, open_section, page, tables
+from ui.result_sections import RANKING
 
 PAGE = "pages/5_Real_handwriting.py"
 
@@ -15,13 +16,13 @@ def test_opens_on_real_digits_and_shows_nothing_before_a_prediction():
     assert_clean(at)
     # the first screen: real digits at a seen and an unseen centre, and the question; no metric or table
     split = at.get("plotly_chart")
-    assert len(split) == 1 and "handwritten digits" in split[0].proto.spec and not at.metric and not at.dataframe
+    assert len(split) == 1 and "handwritten digits" in split[0].proto.spec and not at.metric and not tables(at)
     assert any("prediction" in i.value for i in at.info)
     at.radio(key="digits_predict").set_value("At chance, or below it").run()
     next(b for b in at.button if b.label == "Check it against the result").click().run()
     assert_clean(at)
     assert any("shipped with the app" in c.value for c in at.caption)  # instant: the shipped run, 7 models
-    assert len(at.metric) == 7 and len(at.dataframe[0].value) == 7
+    assert len(at.metric) == 7 and len(tables(at, RANKING)[0]) == 7
     judged = next(md.value for md in at.markdown if md.value.startswith("**Your prediction:**"))
     assert "ViT (lesson)" in judged
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
@@ -101,3 +102,26 @@ def test_draw_your_own_on_real_digits():
     table = tables(at, "Every model's answer to your drawing, every seed")[0]
     assert len(table) == 7 and list(table.columns) == [f"seed {s}" for s in range(5)]
     assert at.radio(key="digits_draw_class").options == [str(d) for d in range(10)]
+
+
+def test_draw_your_own_shows_training_digits_and_starts_from_one():
+    import numpy as np
+
+    from core.data import drawing
+    from core.data.training_examples import training_examples
+    from core.lessons.lesson5_real_handwriting import DIGITS
+
+    at = skip(page(PAGE, timeout=60, query={"digits_view": "Draw your own"}))
+    # beside the canvas: a training digit of each class, and what is true of them (grey, 8x8, centres 6..12)
+    assert any("What the models were trained on" in c.proto.spec for c in at.get("plotly_chart"))
+    assert any(c.value.startswith("**Trained on** 1000 images of handwritten digits on a 16×16 canvas, grey ink")
+               and "centred at cx and cy in 6..12, each within 8×8 pixels" in c.value for c in at.caption)
+    assert [at.button(key=f"digits_draw_train_{k}").label for k in range(10)] == [str(k) for k in range(10)]
+    at.button(key="digits_draw_train_7").click().run()
+    assert_clean(at)
+    seven = training_examples(DIGITS.data)[7]
+    assert np.array_equal(at.session_state["digits_drawing"], seven.image)  # that training 7, at its training centre
+    assert np.array_equal(drawing.decode(at.query_params["digits_drawing"], 16), seven.image)
+    assert at.radio(key="digits_draw_class").value == "7"
+    table = tables(at, "Every model's answer to your drawing, every seed")[0]
+    assert all(table.loc["CNN", f"seed {s}"].startswith("7 ") for s in range(5))  # a digit it trained on, where it trained

@@ -6,6 +6,8 @@ import textwrap
 
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest_helpers import RUN_LIMIT
+
 PAGE = textwrap.dedent('''
     import streamlit as st
 
@@ -28,7 +30,7 @@ PAGE = textwrap.dedent('''
 def page(tmp_path, query=None) -> AppTest:
     path = tmp_path / "throwaway.py"
     path.write_text(PAGE)
-    at = AppTest.from_file(str(path), default_timeout=60)
+    at = AppTest.from_file(str(path), default_timeout=RUN_LIMIT)
     for key, value in (query or {}).items():
         at.query_params[key] = value
     return at.run()

@@ -41,3 +41,47 @@ def test_some_of_is_a_set_and_skipping_is_said():
     next(b for b in at.button if b.label == "Show the result without predicting").click().run()
     assert [m.value for m in at.markdown if m.value.startswith("shown")] == ["shown, judged None"]
     assert any("**skipped**" in c.value for c in at.caption)
+
+
+# --------------------------------------------------------------- every button of an experiment page, before predicting
+import pytest  # noqa: E402
+
+from tests.apptest_helpers import all_charts, page, tables  # noqa: E402
+
+GATES = ("Check it against the result", "Show the result without predicting")  # the gate's own: they reveal
+
+
+def _shows_a_result(at) -> list[str]:
+    """What on the page would answer the prediction: a metric, a results table, a chart beyond the split's
+    picture, or an exercise's checked explanation quoting the run."""
+    found = [f"metric {m.label}" for m in at.metric]
+    found += [f"table {list(t.columns)[:3]}" for t in tables(at)] + [f"dataframe {i}" for i, _ in enumerate(at.dataframe)]
+    found += [f"chart {i}" for i, _ in enumerate(all_charts(at)[1:])]  # the first: the picture of the split
+    found += [f"feedback {x.value[:60]}" for x in [*at.success, *at.error] if "The answer is" in x.value]
+    return found
+
+
+@pytest.mark.parametrize("path", ["pages/3_ViT_vs_CNN.py", "pages/4_Fixing_the_ViT.py", "pages/5_Real_handwriting.py"])
+def test_no_button_shows_a_result_before_the_prediction(path):
+    """A learner who has not predicted presses every button of the page in turn (every exercise answered and
+    checked too): nothing that answers the prediction appears, and every exercise's check asks for it."""
+    at = page(path, timeout=120)
+    assert _shows_a_result(at) == [], path
+    pressed = set()
+    for _ in range(60):  # a button may draw others (a preset, an exercise's check): walk until none is left
+        todo = [b for b in at.button if b.key not in pressed and b.label not in GATES
+                and (not b.disabled or (b.key or "").startswith("check_"))]  # a check waits for its answer
+        if not todo:
+            break
+        button = todo[0]
+        pressed.add(button.key)
+        if button.key and button.key.startswith("check_"):  # an exercise: answer it first, then check
+            at.radio(key=button.key.replace("check_", "answer_", 1)).set_value(
+                at.radio(key=button.key.replace("check_", "answer_", 1)).options[0]).run()
+            button = next(b for b in at.button if b.key == button.key)
+        button.click().run()
+        assert not at.exception, (button.label, [e.value for e in at.exception])
+        assert _shows_a_result(at) == [], (path, button.label)
+    checks = [k for k in pressed if k and k.startswith("check_")]
+    assert len(checks) >= 2 and len(pressed) >= 4, pressed  # the walk reached the exercises and the presets
+    assert all("prediction" in i.value for i in at.info if "The answer is read" in i.value)

@@ -8,6 +8,7 @@ import ui.training
 from core.engine.running.run import run
 from core.engine.setting.run_config import with_value
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
+from tests.apptest_helpers import RUN_LIMIT
 from ui.server_runs import result_store, run_flights
 
 CFG = with_value(with_value(PRESETS["tiny"], "train.epochs", 40), "models", ("cnn",))
@@ -45,7 +46,7 @@ def test_the_curve_is_drawn_only_when_asked_and_the_accuracies_do_not_depend_on_
     monkeypatch.setattr(ui.training.model_figures, "curves_figure", lambda *a, **k: drawn.append(1) or figure(*a, **k))
     monkeypatch.setattr(core.engine.running.flights, "run",
                         lambda *a, eval_every=0, **k: evaluations.append(eval_every) or run(*a, eval_every=eval_every, **k))
-    at = AppTest.from_function(script, default_timeout=120)
+    at = AppTest.from_function(script, default_timeout=RUN_LIMIT)
     at.query_params["live_curve"] = str(curve).lower()  # as a link sets it
     at.run()
     assert not at.exception
@@ -64,7 +65,7 @@ def test_no_curve_is_drawn_in_the_runs_last_second(monkeypatch):
     monkeypatch.setattr(ui.training, "CURVE_LAST", 1e9)
     drawn, figure = [], ui.training.model_figures.curves_figure
     monkeypatch.setattr(ui.training.model_figures, "curves_figure", lambda *a, **k: drawn.append(1) or figure(*a, **k))
-    at = AppTest.from_function(script, default_timeout=120)
+    at = AppTest.from_function(script, default_timeout=RUN_LIMIT)
     at.run()
     assert not at.exception and at.session_state.accuracies
     assert not drawn

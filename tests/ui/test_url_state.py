@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 
 from core.lessons import model_cards
-from tests.apptest_helpers import page
+from tests.apptest_helpers import link_notes, page
 
 PAGE = "pages/3_ViT_vs_CNN.py"
 
@@ -81,3 +81,40 @@ def test_a_tab_opens_from_its_name_or_an_old_label_and_goes_in_the_link_by_name(
     at = opened({"results_view": value})
     next(b for b in at.button if b.label == "Show the result without predicting").click().run()
     assert at.session_state["results_view"] == "Look inside the models" and linked(at, "results_view") == ["inside"]
+
+
+@pytest.mark.parametrize("query, said", [
+    ({"n_train": "abc", "patch_size": "7"},
+     ["n_train=abc in the link is not a number: the default (300) is used.",
+      "patch_size=7 in the link is not one of 2, 4, 8, 16: the default (4) is used."]),
+    ({"epochs": "-5", "seeds": "99", "train_range": ["10", "6"], "models": ["vit", "no-such-model"]},
+     ["models=no-such-model in the link is not one of its 22 choices (vit, cnn, hybrid, vit-prenorm, mlp, linear, "
+      "…): the default (vit, cnn) is used.",
+      "train_range=10&train_range=6 in the link is not two numbers, the lower first: the default (5, 10) is used.",
+      "epochs=-5 in the link is not between 10 and 400: the default (200) is used.",
+      "seeds=99 in the link is not between 1 and 5: the default (3) is used."]),
+])
+def test_a_link_value_the_page_cannot_use_is_said_in_one_sentence_and_the_page_draws_as_usual(query, said):
+    at = opened(query)
+    assert link_notes(at) == said
+    assert not at.error and at.slider(key="n_train").value == 300  # the form, at the lesson's values
+    assert any(b.label == "Show the result without predicting" for b in at.button)  # the experiment below it
+    assert not set(query) & set(at.query_params)  # the address no longer holds what was not used
+
+
+def test_a_good_link_says_nothing_and_a_tab_the_page_has_not_is_said_once_drawn():
+    assert link_notes(opened({"n_train": "120", "models": ["cnn", "mlp"]})) == []
+    at = opened({"results_view": "nope"})
+    next(b for b in at.button if b.label == "Show the result without predicting").click().run()
+    assert link_notes(at) == ["results_view=nope in the link is not one of seeds, curves, map, misclassified, inside, "
+                              "draw, what-broke: the first section is shown."]
+    assert at.session_state["results_view"] == "Per-seed results"
+
+
+def test_numbers_from_a_link_are_refused_with_the_reason():
+    from ui.url_state import _numbers
+
+    assert _numbers(["3", "4.0"], 1, 5, int) == ([3, 4], [])
+    assert _numbers(["x", "2.5", "9", "2"], 1, 5, int) == ([2], [
+        ("x", "is not a number"), ("2.5", "is not a whole number"), ("9", "is not between 1 and 5")])
+    assert _numbers(["2.5", ""], 0.0, 3.0, float) == ([2.5], [("", "is not a number")])

@@ -87,6 +87,23 @@ def test_a_static_table_is_one_escaped_html_table_with_one_header_row():
     assert table.loc["ViT, max over patches", "seed 1"] == "x & y" and table.loc["ViT (lesson)", "seed 0"] == "plus 0.91"
 
 
+def test_a_wide_static_table_stacks_its_rows_in_a_narrow_box_a_line_per_value_named_by_its_column():
+    from streamlit.testing.v1 import AppTest
+
+    def app():
+        import pandas as pd
+
+        from ui.widgets import static_table
+
+        static_table(pd.DataFrame({"a": ["1"], "b": ["2"]}, index=pd.Index(["x"], name="model")), "narrow")
+        static_table(pd.DataFrame({"a": ["1"], "b": ["2"], 'c "3"': ["3"]}, index=pd.Index(["x"], name="model")), "wide")
+
+    narrow, wide = (e.proto.body for e in AppTest.from_function(app).run().get("html"))
+    # two columns of values wrap in any box; three or more stack below 640 px (widgets.STYLE's container query)
+    assert 'class="lab-table-box"' in narrow and 'class="lab-table-box lab-stack"' in wide
+    assert '<td data-label="c &quot;3&quot;">3</td>' in wide and '<th scope="row">x</th>' in wide
+
+
 def test_a_runs_models_are_rebuilt_ahead_once_on_a_timer(monkeypatch):
     from core.inspect import trained_model as tm
     from core.lessons.shipped import load_fresh_shipped

@@ -28,7 +28,20 @@ def image_figure(image: np.ndarray, title: str = "") -> go.Figure:
 
 
 GRID_TRACE = "patch grid"  # the line trace of a patch grid: drawing, not data
-NUMBER_GLOW = "0 0 2px #ffffff, 0 0 3px #ffffff, 0 0 4px #ffffff"  # a CSS text shadow: a halo that lets dark text show
+# A patch's number: bold white in a solid dark ring (a CSS text shadow of every offset up to 2 px, no blur), so each
+# digit stands on the ring's dark (17.7:1) whatever pixel lies under it. Dark text in a soft white glow read as
+# faint grey on the lab's black images.
+NUMBER_COLOR, NUMBER_RING = "#ffffff", "#111827"
+NUMBER_OUTLINE = ", ".join(f"{dx}px {dy}px 0 {NUMBER_RING}" for dx in range(-2, 3) for dy in range(-2, 3)
+                           if 0 < dx * dx + dy * dy <= 5)
+IMAGE_PX = 290  # the side of an image as a page draws it (a square of 360 px less its title, two to a row, or a phone)
+NUMBER_PX = 18  # the largest a patch's number is written
+
+
+def number_px(across: int) -> int:
+    """The font (px) of the patch numbers with ``across`` patches to a row: under half a patch's side as drawn
+    (``IMAGE_PX``), at most ``NUMBER_PX``, never below the lab's ``MIN_FONT``."""
+    return max(MIN_FONT, min(NUMBER_PX, int(0.45 * IMAGE_PX / max(across, 1))))
 
 
 @reused
@@ -54,14 +67,14 @@ def image_with_patch_grid(image: np.ndarray, patch_size: int, highlight: int | N
     if max(gh, gw) <= 16:
         # Each number in its patch's top-left corner, as plain text (one text trace, not layout annotations,
         # which Plotly lays out one by one: docs/performance.md). No badge behind it: a badge hid
-        # what it labelled (the bright patch under its "0"). Dark text in a white glow: legible on any pixel (a
-        # colour chosen from the pixels under it went white on a light stroke the number reached past).
+        # what it labelled (the bright patch under its "0"). White in a solid dark ring (NUMBER_OUTLINE): legible on any
+        # pixel (a colour chosen from the pixels under it went white on a light stroke the number reached past).
         text = [str(labels[i] if labels is not None else i) for i in range(gh * gw)]
         rows, cols = np.divmod(np.arange(gh * gw), gw)  # patch i sits at grid (row, col), row-major
         fig.add_trace(go.Scatter(
             x=cols * patch_size - 0.5, y=rows * patch_size - 0.5, text=text, mode="text", name="patch numbers",
             textposition="bottom right", hoverinfo="skip", showlegend=False, cliponaxis=False,  # the top row's too
-            textfont=dict(color="#111827", shadow=NUMBER_GLOW, size=MIN_FONT + (2 if gh * gw <= 16 else 0))))
+            textfont=dict(color=NUMBER_COLOR, shadow=NUMBER_OUTLINE, weight="bold", size=number_px(gw))))
     # the image's own extent, row 0 at the top: the line and marker traces would otherwise move the autorange
     fig.update_xaxes(range=[-0.5, W - 0.5], autorange=False)
     fig.update_yaxes(range=[H - 0.5, -0.5], autorange=False)
@@ -172,11 +185,12 @@ def image_with_peaks(image: np.ndarray, peaks: list[tuple[int, int]], title: str
 
 @reused
 def image_gallery(images: list[np.ndarray], captions: list[str], cols: int = 4, title: str = "",
-                  table: list[dict] | None = None) -> go.Figure:
+                  table: list[dict] | None = None, tile_px: int = 150) -> go.Figure:
     """Small grey images in a grid, each with a caption (four to a row, so captions stay apart on a phone), as
     one mosaic (``mosaic_figure``). ``table``: what "Show numbers" lists instead of the pixels (one dict per
-    image)."""
-    return mosaic_figure(np.stack(images), captions, title, cols, 150, "gray", 0, 1, "brightness", colorbar=False,
+    image). ``tile_px``: an image's height on screen (smaller for a gallery in a narrow column: no room left
+    below it)."""
+    return mosaic_figure(np.stack(images), captions, title, cols, tile_px, "gray", 0, 1, "brightness", colorbar=False,
                          table=table or [{"image": c.replace("<br>", ", ")} for c in captions])
 
 

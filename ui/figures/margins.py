@@ -56,7 +56,8 @@ def margin_settings(fig: go.Figure) -> dict:
             continue
         title = LINE_PX * (ax.title.text.count("<br>") + 1) if ax.title.text else 0
         if axis.startswith("y"):
-            chars = max((len(t) for t in labels), default=4 if str(ax.tickformat or "").endswith("%") else 5)
+            chars = max((len(line) for t in labels for line in t.split("<br>")),  # a label's longest line
+                        default=4 if str(ax.tickformat or "").endswith("%") else 5)
             left = max(left, chars * CHAR_PX + title)
         else:
             bottom = max(bottom, LINE_PX + title)

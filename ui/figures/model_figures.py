@@ -55,6 +55,28 @@ def accuracy_bars(rows: list[dict], title: str = "Accuracy per model (bars: mean
 
 
 SEED_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+# the scales α of a position table, smallest to largest: light to dark (each ≥ 3:1 against white, as a mark needs)
+ALPHA_SHADES = ("#d97706", "#b45309", "#92400e", "#78350f", "#5b2a0b", "#3b1a05")
+ALPHA_MARKS = ("circle", "square", "diamond", "triangle-up", "triangle-down", "hexagon")  # a mark each, as well
+VALUE_PX = 48  # the right margin that holds a chart's value column: "100%" in 12 px text, and a gap before it
+BARGAP = 0.2  # the room between one category's bars and the next's (a fifth of a category): Plotly's own default
+
+
+def bar_offset(k: int, n: int) -> float:
+    """Where the ``k``-th of ``n`` grouped bars sits on its category axis, from the category's centre (in
+    categories): the bars share the category's width less ``BARGAP``, the first one lowest."""
+    return (k - (n - 1) / 2) * (1 - BARGAP) / n
+
+
+def value_column(fig: go.Figure, texts: list[str], at: list[float]) -> None:
+    """Each bar's value as text in a column right of the plot, level with its bar (``at``: its place on the
+    category axis, the category's number plus its ``bar_offset``), in the ``VALUE_PX`` right margin. A value at its
+    bar's end sat under the bar's error bar, which struck it through, and a chance line crossed a value inside a
+    bar; neither reaches past the plot's right edge (100 %)."""
+    for text, y in zip(texts, at, strict=True):
+        if text:
+            fig.add_annotation(x=1, xref="paper", xanchor="left", xshift=6, y=y, yref="y", text=text, showarrow=False,
+                               font=dict(color="#111827", size=12))
 
 
 def legend_foot(entries: int, axis: int) -> int:
@@ -154,16 +176,16 @@ def ranking_figure(rows: list[dict], title: str = "Test accuracy at unseen posit
         fig.add_trace(go.Bar(
             y=[label(r["model"]) for r in part], x=[r["mean"] for r in part], orientation="h", name=group or "model",
             showlegend=bool(group), marker_color=GROUP_FILLS.get(group, "#d1d5db"),
-            marker_line=dict(color="#6b7280", width=1), text=[f"{r['mean']:.0%}" for r in part],
-            textposition="inside", insidetextanchor="start", textfont=dict(color="#111827"),
+            marker_line=dict(color="#6b7280", width=1),
             error_x=dict(type="data", symmetric=False, array=[r["hi"] - r["mean"] for r in part],
                          arrayminus=[r["mean"] - r["lo"] for r in part], color="#111827"),
             hovertemplate="%{y}: %{x:.1%}<extra></extra>"))
+    value_column(fig, [f"{r['mean']:.0%}" for r in rows], list(range(len(rows))))  # the category axis's order
     fig.add_vline(x=chance, line=dict(dash="dot", color="#6b7280"), annotation_text="chance", annotation_position="top")
     # the legend at the figure's foot, in a margin of its own: below the plot it would squeeze the plot (and
     # its two-line axis title) into itself on a phone, where its entries take three rows
     foot = legend_foot(len({r.get("group", "") for r in rows}) + 1, 60)  # the ticks and the two-line axis title
-    fig.update_layout(title=title, height=90 + foot + 28 * len(rows), margin=dict(l=10, r=10, t=40, b=foot),
+    fig.update_layout(title=title, height=90 + foot + 28 * len(rows), margin=dict(l=10, r=VALUE_PX, t=40, b=foot),
                       barmode="overlay", legend=dict(orientation="h", yref="container", y=0, yanchor="bottom",
                                                      title_text="group"),
                       yaxis=dict(categoryorder="array", categoryarray=[label(r["model"]) for r in rows]),
@@ -307,12 +329,12 @@ def scale_figure(alphas: list[float], means: list[float], los: list[float], his:
                              y=[a for s in seeds for a in s], mode="markers", name="one seed",
                              marker=dict(color="#111827", size=6, opacity=0.6),
                              hovertemplate="α = %{x}: a seed at %{y:.1%}<extra></extra>"))
-    fig.add_hline(y=chance, line=dict(dash="dot", color="#6b7280"), annotation_text="chance",
-                  annotation_position="bottom right")
+    # chance named in the axis's title: a label on its line sat where an error bar could cross it
+    fig.add_hline(y=chance, line=dict(dash="dot", color="#6b7280"))
     foot = legend_foot(2, 60)  # the ticks and the axis title, then the legend in a margin of its own
     fig.update_layout(title=title, height=height - 10 + foot, legend=dict(orientation="h", yref="container", y=0,
                                                                           yanchor="bottom"),
-                      yaxis=dict(range=[0, 1.05], tickformat=".0%", title="test accuracy"),
+                      yaxis=dict(range=[0, 1.05], tickformat=".0%", title="test accuracy (dotted: chance)"),
                       xaxis=dict(type="category", title="scale α of the fixed 1-D table (1: the notebook's)"),
                       margin=dict(l=10, r=10, t=40, b=foot))
     return fig
@@ -322,21 +344,25 @@ def scale_figure(alphas: list[float], means: list[float], los: list[float], his:
 def tradeoff_figure(alphas: list[float], what: list, where: list, title: str, chance: float = 0.5) -> go.Figure:
     """One point per scale α of the position table: its accuracy on the lesson's task (x: which shape, at the
     unseen centres) against the position task's (y: where the shape is), each with its 95 % interval; the
-    notebook's α = 1 marked. ``what``, ``where``: Intervals."""
-    fig = go.Figure(go.Scatter(
-        x=[iv.mean for iv in what], y=[iv.mean for iv in where], mode="lines+markers+text",
-        text=[f"α = {a:g}" + (" (notebook)" if a == 1 else "") for a in alphas], textposition="top right",
-        marker=dict(color=color("vit"), size=[14 if a == 1 else 9 for a in alphas],
-                    symbol=["star" if a == 1 else "circle" for a in alphas]),
-        line=dict(color=color("vit"), dash="dot"), name="the lesson's ViT at each α",
-        error_x=dict(type="data", symmetric=False, array=[iv.hi - iv.mean for iv in what],
-                     arrayminus=[iv.mean - iv.lo for iv in what]),
-        error_y=dict(type="data", symmetric=False, array=[iv.hi - iv.mean for iv in where],
-                     arrayminus=[iv.mean - iv.lo for iv in where]),
-        hovertemplate="%{text}: which shape %{x:.1%}, where %{y:.1%}<extra></extra>"))
+    notebook's α = 1 marked. ``what``, ``where``: Intervals. Each α is named in the legend, by its colour and
+    mark: a name beside its point sat on the error bars (its own and its neighbours'), and two α at one place
+    wrote their names over each other."""
+    fig = go.Figure(go.Scatter(x=[iv.mean for iv in what], y=[iv.mean for iv in where], mode="lines",
+                               line=dict(color="#9ca3af", dash="dot"), hoverinfo="skip", showlegend=False,
+                               name="α in order"))
+    for i, (a, w, h) in enumerate(zip(alphas, what, where, strict=True)):
+        name, shade = f"α = {a:g}" + (" (notebook)" if a == 1 else ""), ALPHA_SHADES[i % len(ALPHA_SHADES)]
+        fig.add_trace(go.Scatter(
+            x=[w.mean], y=[h.mean], mode="markers", name=name,
+            marker=dict(color=shade, size=14 if a == 1 else 10, symbol="star" if a == 1 else ALPHA_MARKS[i % len(ALPHA_MARKS)]),
+            error_x=dict(type="data", symmetric=False, array=[w.hi - w.mean], arrayminus=[w.mean - w.lo], color=shade),
+            error_y=dict(type="data", symmetric=False, array=[h.hi - h.mean], arrayminus=[h.mean - h.lo], color=shade),
+            hovertemplate=name + ": which shape %{x:.1%}, where %{y:.1%}<extra></extra>"))
     for line in (fig.add_vline, fig.add_hline):
         line(chance, line=dict(dash="dot", color="#6b7280"))
-    fig.update_layout(title=title, height=420, showlegend=False, margin=dict(l=10, r=10, t=40, b=10),
+    foot = legend_foot(len(alphas), 60)  # the ticks and the axis title, then the legend in a margin of its own
+    fig.update_layout(title=title, height=420 - 10 + foot, margin=dict(l=10, r=10, t=40, b=foot),
+                      legend=dict(orientation="h", yref="container", y=0, yanchor="bottom"),
                       xaxis=dict(range=[0, 1.08], tickformat=".0%", title="which shape: unseen test centres"),
                       yaxis=dict(range=[0, 1.08], tickformat=".0%", title="where (left or right half): test"))
     return fig
@@ -371,19 +397,19 @@ def split_figure(models: list[str], whole: list, part: list, title: str, chance:
     ``part``: Intervals or None; ``series``: the two measures' names; ``names``: the models' (default: labels)."""
     names = names or [label(m) for m in models]
     fig = go.Figure()
-    for ivs, name, pattern in ((whole, series[0], ""), (part, series[1], "/")):
+    for k, (ivs, name, pattern) in enumerate(((whole, series[0], ""), (part, series[1], "/"))):
         mean = [np.nan if iv is None else iv.mean for iv in ivs]
         fig.add_trace(go.Bar(y=names, x=mean, orientation="h", name=name, marker_color=[color(m) for m in models],
-                             marker_pattern_shape=pattern, text=[f"{v:.0%}" if v == v else "" for v in mean],
-                             textposition="outside", textfont=dict(color="#111827"),
+                             marker_pattern_shape=pattern,
                              error_x=dict(type="data", symmetric=False,
                                           array=[0 if iv is None else iv.hi - iv.mean for iv in ivs],
                                           arrayminus=[0 if iv is None else iv.mean - iv.lo for iv in ivs]),
                              hovertemplate="%{y}: %{x:.1%}<extra>" + name + "</extra>"))
+        value_column(fig, [f"{v:.0%}" if v == v else "" for v in mean], [i + bar_offset(k, 2) for i in range(len(names))])
     fig.add_vline(x=chance, line=dict(dash="dot", color="#6b7280"))
     foot = legend_foot(2, 60)
-    fig.update_layout(title=title, barmode="group", height=90 + 56 * len(models) + foot,
+    fig.update_layout(title=title, barmode="group", bargap=BARGAP, bargroupgap=0, height=90 + 56 * len(models) + foot,
                       legend=dict(orientation="h", yref="container", y=0, yanchor="bottom"),
-                      xaxis=dict(range=[0, 1.15], tickformat=".0%", title="accuracy (dotted: chance)"),
-                      yaxis=dict(autorange="reversed"), margin=dict(l=10, r=10, t=40, b=foot))
+                      xaxis=dict(range=[0, 1.02], tickformat=".0%", title="accuracy (dotted: chance)"),
+                      yaxis=dict(autorange="reversed"), margin=dict(l=10, r=VALUE_PX, t=40, b=foot))
     return fig

@@ -8,6 +8,17 @@ ROWS = [{"model": m, "seed": s, "train_acc": 1.0, "test_acc": acc} for m, accs i
         for s, acc in enumerate(accs)]
 
 
+def contrast(a: str, b: str) -> float:
+    """WCAG's contrast ratio of two #rrggbb colours."""
+    def luminance(c: str) -> float:
+        r, g, b = (int(c[i:i + 2], 16) / 255 for i in (1, 3, 5))
+        r, g, b = (v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in (r, g, b))
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
 def test_images_and_patch_grids():
     img = np.random.default_rng(0).random((3, 8, 8))
     fig = image_figures.image_figure(img, "an image")
@@ -21,8 +32,15 @@ def test_images_and_patch_grids():
     numbers = grid.data[-1]  # each patch's number at its top-left corner, as a text trace with no badge behind it
     assert list(numbers.text) == ["0", "1", "2", "3"] and (numbers.x[1], numbers.y[2]) == (3.5, 3.5)
     assert numbers.mode == "text" and numbers.textfont.size >= plots.MIN_FONT
-    # dark in a white glow on every patch, light or dark: legible wherever the number reaches
-    assert numbers.textfont.color == "#111827" and "#ffffff" in numbers.textfont.shadow
+    # large: the default 4 x 4 patches' numbers at the largest size, 8 x 8's still well above the minimum
+    assert numbers.textfont.size == image_figures.NUMBER_PX and numbers.textfont.weight == "bold"
+    assert image_figures.number_px(8) >= 14 and image_figures.number_px(16) == plots.MIN_FONT
+    # on every patch, light or dark: each digit in a solid ring (shadows without blur on every side) of a colour
+    # at least 4.5:1 against the digit's, so the digit's own background is the ring, whatever pixel is under it
+    ring = [shadow.split() for shadow in numbers.textfont.shadow.split(", ")]
+    assert {(x, y) for x, y, _, _ in ring} >= {(f"{dx}px", f"{dy}px") for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy}
+    assert {blur for _, _, blur, _ in ring} == {"0"} and len({c for *_, c in ring}) == 1
+    assert contrast(numbers.textfont.color, ring[0][3]) >= 4.5
     assert list(image_figures.image_with_patch_grid(img, 4, labels=[3, 2, 1, 0]).data[-1].text) == ["3", "2", "1", "0"]
     assert list(figure_tables.figure_tables(grid)[-1][1]["label"]) == ["0", "1", "2", "3"]  # "Show numbers" lists them
 
@@ -106,6 +124,8 @@ def test_gallery_sweep_and_patch_row():
     assert np.nansum(z) == 7 * 16 and list(captions.text) == [f"c{i}" for i in range(7)]
     assert captions.x[6] == captions.x[0] and captions.y[6] > captions.y[0]  # the seventh starts the second row
     assert np.isnan(z[: int(captions.y[0] + 0.5)]).all()  # the room above a tile is its caption's
+    small = image_figures.image_gallery([np.ones((4, 4))] * 7, [f"c{i}" for i in range(7)], cols=6, tile_px=60)
+    assert small.layout.height < gal.layout.height  # smaller tiles: a shorter figure, no room left below them
     maps = image_figures.small_maps_figure(np.arange(8.0).reshape(2, 2, 2), ["a", "b"], "m", cols=2, zmin=0, zmax=7)
     assert len(maps.data) == 2 and (maps.data[0].zmin, maps.data[0].zmax) == (0, 7)
     assert figure_tables.figure_tables(maps)[0][1].shape == (8, 4)  # every cell of every map, for "Show numbers"
@@ -155,6 +175,35 @@ def test_fixed_margins_leave_automargin_where_labels_may_be_turned():
     # sixteen "layer l, head h" categories along x: Plotly turns them when they crowd, to a height unknown here
     bars = fixed_margins(model_figures.distance_bars(np.ones((4, 4)), np.ones((4, 4)), "d"))
     assert bars.layout.xaxis.automargin is True and bars.layout.yaxis.automargin is False
+
+
+def test_values_of_bars_with_intervals_stand_in_a_column_right_of_the_plot_where_no_mark_reaches():
+    from core.engine.results.verdict import Interval
+
+    ivs = [Interval(0.98, 0.9, 1.0, 5), Interval(0.4, 0.2, 0.6, 5)]
+    split = fixed_margins(model_figures.split_figure(["cnn", "vit"], ivs, [ivs[1], None], "s"))
+    # no value at a bar's end (under its error bar): one per bar with a value, level with it, past 100 %
+    assert all(t.text is None for t in split.data) and split.layout.xaxis.range[1] <= 1.02
+    values = [(a.text, a.y) for a in split.layout.annotations]
+    assert values == [("98%", -0.2), ("40%", 0.8), ("40%", 0.2)]  # whole-patch bars above, part-of-a-patch below
+    assert all(a.xref == "paper" and a.x == 1 and a.xanchor == "left" and a.font.size >= plots.MIN_FONT
+               for a in split.layout.annotations)
+    assert split.layout.margin.r >= model_figures.VALUE_PX and split.layout.bargap == model_figures.BARGAP
+    rank = model_figures.ranking_figure([{"model": "vit", "mean": 0.4, "lo": 0.2, "hi": 0.6},
+                                         {"model": "cnn", "mean": 0.98, "lo": 0.9, "hi": 1.0}])
+    assert [(a.text, a.y) for a in rank.layout.annotations if a.xref == "paper"] == [("40%", 0), ("98%", 1)]
+    # a two-line category label: the margin holds its longest line, not both
+    two = fixed_margins(model_figures.split_figure(["cnn"], ivs[:1], ivs[:1], "s", names=["CNN<br>(stride 2)"]))
+    assert two.layout.margin.l < len("CNN<br>(stride 2)") * margins.CHAR_PX
+
+
+def test_the_tradeoff_names_each_scale_in_its_legend_not_beside_its_point():
+    from core.engine.results.verdict import Interval
+
+    iv = Interval(0.5, 0.3, 0.7, 5)
+    fig = model_figures.tradeoff_figure([0, 0.02, 1], [iv] * 3, [iv] * 3, "t")
+    assert not any(t.text for t in fig.data) and not fig.layout.annotations  # no text where error bars reach
+    assert [t.name for t in fig.data if t.showlegend is not False] == ["α = 0", "α = 0.02", "α = 1 (notebook)"]
 
 
 def _lightness(color: str) -> float:

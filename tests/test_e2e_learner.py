@@ -1,0 +1,72 @@
+"""End-to-end, as a learner does a lesson: answer an exercise on the numbers the page shows, predict, run,
+reload the browser, and find the prediction and the progress where they were (ui/browser_store.py).
+
+A real ``streamlit run app.py`` in Debian's headless Chromium, as tests/test_e2e_browser.py; every wait is on
+something the page shows, never on time.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from support.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, require_browser, streamlit_server, wait_for_charts
+
+pytestmark = pytest.mark.e2e
+
+sync_playwright = require_browser()
+from playwright.sync_api import expect  # noqa: E402  (after the skip above: Playwright may be missing)
+
+SLOW = 300_000  # ms: a loaded machine makes a step slower, never a failure
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _exercises(page):
+    """Open the page's exercise panel (collapsed, its title counting the answers right)."""
+    panel = page.locator("[data-testid=stExpander]", has_text="Exercises:")
+    panel.locator("summary").first.click()
+    return panel
+
+
+def test_a_learner_answers_on_the_pages_numbers_predicts_runs_reloads_and_finds_it_all_again(browser):
+    with streamlit_server() as (url, _, _):
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.goto(f"{url}/Patchify")
+        wait_for_charts(page, PAGES["Patchify"][1], timeout=300)
+        panel = _exercises(page)
+        # exercise 3 set up by its own button: the answer quotes the difference the page shows, not another setting's
+        panel.get_by_role("button", name="Show me on this page").nth(2).click()
+        metric = page.locator("[data-testid=stMetric]", has_text="max |linear − conv|")
+        panel.get_by_text("About 8 or more", exact=True).click()
+        panel.get_by_role("button", name="Check my answer").nth(2).click()
+        feedback = page.locator("[data-testid=stAlert]", has_text="The answer is")
+        expect(feedback).to_contain_text("At this page's setting float32 gives", timeout=SLOW)
+        shown = re.search(r"\d\.\d\de[-+]\d\d", metric.inner_text()).group(0)  # drawn in the run that checked
+        assert f"float32 gives {shown}" in feedback.inner_text(), (shown, feedback.inner_text())
+        right = "✅" in feedback.inner_text()
+        expect(page.get_by_text(f"Exercises: {int(right)} of 3 answered right")).to_have_count(1, timeout=SLOW)
+
+        page.goto(f"{url}/ViT_vs_CNN")  # the same browser, another page
+        pick = "clearly above chance, clearly below 100 %"
+        page.locator("[data-testid=stRadio]").get_by_text(pick, exact=True).click(timeout=SLOW)
+        page.get_by_role("button", name="Check it against the result").click(timeout=SLOW)
+        said = page.get_by_text(f"Your prediction for the setting shown: {pick}")
+        expect(said).to_have_count(1, timeout=SLOW)
+        page.locator("table.lab-table").first.wait_for(timeout=SLOW)  # the results, shown once predicted
+
+        page.reload()  # a new session: the server's memory of this learner is gone, the browser's is not
+        expect(said).to_have_count(1, timeout=SLOW)
+        page.locator("table.lab-table").first.wait_for(timeout=SLOW)
+        expect(page.locator("[data-testid=stRadio]").get_by_label(pick, exact=True)).to_be_checked(timeout=SLOW)
+        page.goto(f"{url}/Patchify")
+        expect(page.get_by_text(f"Exercises: {int(right)} of 3 answered right")).to_have_count(1, timeout=SLOW)
+        # and nothing of it is in a link
+        assert "predict" not in page.url and "answer" not in page.url
