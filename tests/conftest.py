@@ -15,6 +15,21 @@ os.environ["VITLAB_DATA_DIR"] = tempfile.mkdtemp(prefix="vitlab-test-data-")
 import time  # noqa: E402
 import uuid  # noqa: E402
 
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's headless Chromium, driven by Playwright, for a module of browser tests (skipped without it,
+    unless VITLAB_REQUIRE_BROWSER=1)."""
+    from support.browser import CHROMIUM, CHROMIUM_ARGS, require_browser
+
+    with require_browser()() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
 # Every process a test starts inherits this: at the end, any still running is a service a test left behind
 SESSION = os.environ.setdefault("VITLAB_TEST_SESSION", uuid.uuid4().hex)
 

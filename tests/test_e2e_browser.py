@@ -12,8 +12,6 @@ import time
 import pytest
 
 from support.browser import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     PAGES,
     ROOT,
     click_away,
@@ -30,7 +28,7 @@ from ui.lesson_list import nav_label
 
 pytestmark = pytest.mark.e2e
 
-sync_playwright = require_browser()
+require_browser()  # skips the module (or fails it, under VITLAB_REQUIRE_BROWSER=1) without a browser
 from playwright.sync_api import expect  # noqa: E402  (after the skip above: Playwright may be missing)
 
 # Every wait is on a condition, never on a time (a loaded machine makes a test slower, never red): Playwright's
@@ -41,12 +39,7 @@ SLOW = 300_000  # ms
 SHOTS = ROOT / "artifacts" / "screenshots"
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+# ``browser``: tests/conftest.py's, one headless Chromium per module
 
 
 # Opened at /<page>, Streamlit's frontend first probes /<page>/_stcore/health and /host-config, gets 404,

@@ -11,22 +11,14 @@ import re
 
 import pytest
 
-from support.browser import CHROMIUM, CHROMIUM_ARGS, PAGES, require_browser, streamlit_server, wait_for_charts
+from support.browser import PAGES, require_browser, streamlit_server, wait_for_charts
 
 pytestmark = pytest.mark.e2e
 
-sync_playwright = require_browser()
+require_browser()
 from playwright.sync_api import expect  # noqa: E402  (after the skip above: Playwright may be missing)
 
 SLOW = 300_000  # ms: a loaded machine makes a step slower, never a failure
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def _exercises(page):
