@@ -109,9 +109,9 @@ def data_efficiency(cfg) -> list[dict] | None:
     return plotted
 
 
-def names(models) -> str:
-    """Model names, each in bold: a name with a comma in it stays one name."""
-    return " · ".join(f"**{model_figures.label(m)}**" for m in models) or "none"
+def scored(models, v: dict[str, Verdict]) -> str:
+    """Model names, each in bold (a name with a comma in it stays one name) with its mean at the unseen centres."""
+    return " · ".join(f"**{model_figures.label(m)}** ({v[m].interval.mean:.0%})" for m in models) or "none"
 
 
 def compare(picked: tuple[str, ...] | None, v: dict[str, Verdict]) -> None:
@@ -121,9 +121,12 @@ def compare(picked: tuple[str, ...] | None, v: dict[str, Verdict]) -> None:
         st.info("Your prediction is judged against the lesson's ViT: select *ViT (lesson)* too and press Run.")
         return
     hit, wrong, missed = prediction_against_bench(picked, v)
+    vit = v["vit"].interval.mean
     st.markdown(f"**Your prediction against the bench** (over every unseen centre of the map, against the lesson's "
-                f"ViT unit by unit).\n- ✅ Right: {names(hit)}\n- ❌ Picked, but not shown better than the lesson's "
-                f"ViT: {names(wrong)}\n- 🤔 Not picked, but shown better: {names(missed)}")
+                f"ViT at {vit:.0%}, unit by unit; Holm-adjusted over the remedies).\n- ✅ Right: {scored(hit, v)}\n"
+                f"- ❌ Picked, but not shown better than the lesson's ViT: {scored(wrong, v)}\n- 🤔 Not picked, but "
+                f"shown better: {scored(missed, v)}\n\nBetter than the lesson's ViT is not the same as good: a remedy "
+                "can beat it and stay at or below chance. The ranking below gives each one's band.")
 
 
 def show(shown: Shown) -> None:

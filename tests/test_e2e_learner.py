@@ -40,7 +40,7 @@ def test_a_learner_answers_on_the_pages_numbers_predicts_runs_reloads_and_finds_
         panel.get_by_text("About 8 or more", exact=True).click()
         panel.get_by_role("button", name="Check my answer").nth(2).click()
         feedback = page.locator("[data-testid=stAlert]", has_text="The answer is")
-        expect(feedback).to_contain_text("At this page's setting float32 gives", timeout=SLOW)
+        expect(feedback).to_contain_text("channels and patch size, float32 gives", timeout=SLOW)
         shown = re.search(r"\d\.\d\de[-+]\d\d", metric.inner_text()).group(0)  # drawn in the run that checked
         assert f"float32 gives {shown}" in feedback.inner_text(), (shown, feedback.inner_text())
         right = "✅" in feedback.inner_text()

@@ -16,6 +16,7 @@ from core.engine.results.verdict import (
     lower_on_most_units,
     margin,
     paired,
+    rank_test,
     sign_test,
     tied,
     unit_interval,
@@ -102,38 +103,44 @@ def compared(a: Interval, b: Interval, chance: float = 0.5, same_run: bool = Tru
 REACHES, BETTER, NOT_BETTER, OPEN = range(4)
 
 
-def same_units(a: Interval, b: Interval) -> bool:
-    """Whether two intervals count the same units (the same seeds and training draws): two models of one run, or
-    two runs of the shipped presets, each over the same units. Such units pair: a seed and draw scored twice."""
-    return {k for k, _ in a.scores} == {k for k, _ in b.scores} and len(a.scores) >= 2
+def versus(new: Interval, b: Interval, b_name: str, chance: float = 0.5, same_run: bool = True) -> tuple[int, str]:
+    """``new`` against ``b`` as ``compared`` judges it (0 better, 1 as good, 2 worse, 3 can't tell), with the
+    sentence that says what decided it. Two models of one run pair by unit (a seed and a training draw: the same
+    data, the same seed); two runs do not (another model starts from other weights at the same seed): those are
+    compared by their intervals, and where those cannot tell, by a rank test over their units (Mann–Whitney)."""
+    how = 1 if tied(new, b) else compared(new, b, chance, same_run=same_run)
+    d, lo, hi = paired(new, b) if same_run else difference(new, b)
+    mean = f"mean difference {d * 100:+.1f} points, 95 % interval {lo * 100:+.0f} to {hi * 100:+.0f}"
+    if not same_run:
+        p = rank_test(new, b)
+        if how == 3 and p < 0.05:
+            how = 0 if d > 0 else 2
+            said = "higher than" if how == 0 else "lower than"
+            return how, (f"{said} {b_name} by rank ({len(new.scores)} units against {len(b.scores)}, Mann–Whitney "
+                         f"p = {p:.2g}; {mean})")
+        said = {0: "better than", 1: "as good as", 2: "below", 3: "not shown different from"}[how]
+        return how, f"{said} {b_name} ({mean}; Mann–Whitney over the units p = {p:.2g})"
+    wins, losses, n = wins_and_losses(new, b)
+    units = (f"higher on {wins} of {n} units, lower on {losses}, the same on {n - wins - losses}: sign test p = "
+             f"{sign_test(new, b):.2g}")
+    if how in (0, 2) and lo <= 0 <= hi:  # decided unit by unit (the sign test), not by the mean
+        said = "higher than" if how == 0 else "lower than"
+        return how, f"{said} {b_name} unit by unit ({units}; {mean})"
+    said = {0: "better than", 1: "as good as", 2: "below", 3: "not shown different from"}[how]
+    return how, f"{said} {b_name} ({mean}; {units})"
 
 
 def against(new: Interval, base: Interval, top: Interval, names: tuple[str, str, str],
-            chance: float = 0.5) -> tuple[int, str]:
+            chance: float = 0.5, base_same_run: bool = True) -> tuple[int, str]:
     """A change judged as the question "did it help?" asks: ``new`` (the changed model, ``names[0]``) against
-    ``base`` (the model it changes) and ``top`` (the one it should reach, the CNN). REACHES: as good as ``top``
-    (``compared``: better, or the same within the margin, or the same score on every unit); BETTER: better than
-    ``base`` and below ``top``; NOT_BETTER: not shown better than ``base`` (as good, worse, or not distinguishable
-    on these units); OPEN: better than ``base``, and whether it reaches ``top`` is open. Returns the outcome and
-    the sentence that decides it, with the numbers: the key and its explanation come from one rule."""
-    def versus(b: Interval, b_name: str) -> tuple[int, str]:
-        pair = same_units(new, b)
-        how = 1 if tied(new, b) else compared(new, b, chance, same_run=pair)
-        d, lo, hi = paired(new, b) if pair else difference(new, b)
-        mean = f"mean difference {d * 100:+.1f} points, 95 % interval {lo * 100:+.0f} to {hi * 100:+.0f}"
-        if not pair:
-            said = {0: "better than", 1: "as good as", 2: "below", 3: "not distinguishable from"}[how]
-            return how, f"{said} {b_name} ({mean})"
-        wins, losses, n = wins_and_losses(new, b)
-        units = f"higher on {wins} of {n} units, lower on {losses}: sign test p = {sign_test(new, b):.2g}"
-        if how in (0, 2) and lo <= 0 <= hi:  # decided unit by unit (the sign test), not by the mean
-            said = "higher than" if how == 0 else "lower than"
-            return how, f"{said} {b_name} unit by unit ({units}; {mean})"
-        said = {0: "better than", 1: "as good as", 2: "below", 3: "not distinguishable on these units from"}[how]
-        return how, f"{said} {b_name} ({mean}; {units})"
-
-    to_base, base_line = versus(base, names[1])
-    to_top, top_line = versus(top, names[2])
+    ``base`` (the model it changes; ``base_same_run``: from the same run, so their units pair) and ``top`` (the
+    one it should reach, the CNN of its run). REACHES: as good as ``top`` (better, or the same within the margin,
+    or the same score on every unit); BETTER: better than ``base`` and below ``top``; NOT_BETTER: not shown better
+    than ``base`` (as good, worse, or not distinguishable on these units); OPEN: better than ``base``, and whether
+    it reaches ``top`` is open. Returns the outcome and the sentence that decides it, with the numbers: the key
+    and its explanation come from one rule."""
+    to_base, base_line = versus(new, base, names[1], chance, same_run=base_same_run)
+    to_top, top_line = versus(new, top, names[2], chance)
     if to_top in (0, 1):
         outcome = REACHES
     elif to_base != 0:

@@ -186,7 +186,7 @@ def _tokens_answer(cfg: PatchifyConfig = PatchifyConfig(), upload: bytes | None 
 
 
 def _grey_order_answer(cfg: PatchifyConfig = PatchifyConfig(), upload: bytes | None = None) -> Answer:
-    r = run_patchify(replace(cfg, in_chans=1, wrong_flatten_order=True), upload)
+    r = run_patchify(replace(cfg, in_chans=1, wrong_flatten_order=True, conv_stride=None), upload)
     ok = r.max_abs_diff < 1e3 * r.eps
     return Answer(1 if ok else 0,
                   f"With one channel the difference is **{r.max_abs_diff:.1e}** ({r.max_abs_diff / r.eps:.0f} × eps): "
@@ -195,18 +195,23 @@ def _grey_order_answer(cfg: PatchifyConfig = PatchifyConfig(), upload: bytes | N
 
 
 def _precision_answer(cfg: PatchifyConfig = PatchifyConfig(), upload: bytes | None = None) -> Answer:
+    # the question is about rounding: the patch embedding as it should be (the right flatten order, stride P)
+    cfg = replace(cfg, wrong_flatten_order=False, conv_stride=None)
     d32 = run_patchify(replace(cfg, dtype="float32"), upload).max_abs_diff
     d64 = run_patchify(replace(cfg, dtype="float64"), upload).max_abs_diff
-    if d32 == 0.0:  # every sum exact already in float32 (one channel and small patches can do it): nothing shrinks
-        return Answer(3, "At this page's setting float32 already gives **exactly 0**, and so does float64: every sum "
-                         "of products here is exact in float32, so there is no rounding for more precision to remove. "
-                         "With 3 channels (more products per sum) float32 shows a rounding difference.")
+    if d32 == 0.0:  # every sum exact already in float32 (few products per sum can do it): nothing shrinks
+        return Answer(3, "With the patch embedding as it should be (the right flatten order, stride = P) at this "
+                         "page's image, channels and patch size, float32 already gives **exactly 0**, and so does "
+                         "float64: every sum of products here is exact in float32, so there is no rounding for more "
+                         "precision to remove. Another image or patch size shows a rounding difference in float32.")
     if d64 == 0.0:
-        return Answer(2, f"At this page's setting float32 gives **{d32:.2e}**, float64 exactly 0: at least eight "
+        return Answer(2, f"With the patch embedding as it should be (the right flatten order, stride = P) at "
+                         f"this page's image, channels and patch size, float32 gives **{d32:.2e}**, float64 exactly 0: at least eight "
                          "orders of magnitude, as the machine epsilons (1.2e-07 and 2.2e-16) predict.")
     orders = math.log10(d32 / d64)
     nearest = min(range(3), key=lambda i: abs((1, 4, 8)[i] - orders)) if orders > 0.5 else 3
-    return Answer(nearest, f"At this page's setting float32 gives **{d32:.2e}**, float64 **{d64:.2e}**: {orders:.1f} "
+    return Answer(nearest, f"With the patch embedding as it should be (the right flatten order, stride = P) at "
+                           f"this page's image, channels and patch size, float32 gives **{d32:.2e}**, float64 **{d64:.2e}**: {orders:.1f} "
                            "orders of magnitude, close to the ratio of the two machine epsilons (1.2e-07 / 2.2e-16, "
                            "about 9). The difference is rounding, so it scales with the precision.")
 

@@ -200,7 +200,8 @@ def _from_run(key: str, question: str, how: str, options: tuple[str, ...], prese
         new, test = judged_at_unseen(result, model)
         vit, cnn = judged_at_unseen(before, "vit")[0], judged_at_unseen(result, "cnn")[0]
         outcome, decided = against(new.interval, vit.interval, cnn.interval,
-                                   (who, f"the lesson's ViT ({_short(vit.interval)})", f"the CNN ({_short(cnn.interval)})"))
+                                   (who, f"the lesson's ViT ({_short(vit.interval)})", f"the CNN ({_short(cnn.interval)})"),
+                                   base_same_run=base == preset)
         return Answer(outcome, f"Over every unseen centre of the map the {who} scored {new.interval}. {decided} On "
                                f"the test set alone, the notebook's measure: {test.interval} ({test.interval.outcomes})."
                                f" {explain}")
@@ -225,7 +226,7 @@ EXERCISES: tuple[PresetExercise, ...] = (
               "Press *Fill the form with exercise-1*, then *Run*, and read the ViT's accuracy over the unseen centres "
               "(the generalization map) beside the lesson's run.",
               ("Substantially: as good as the CNN", "Partially: better than the lesson's ViT, still below the CNN",
-               "Not at all: not shown better than the lesson's ViT",
+               "Not at all: not shown better than the lesson's ViT (a small gain is not ruled out)",
                "Better than the lesson's ViT; whether it reaches the CNN, can't tell yet"),
               "exercise-1", "ViT trained on 3000 images", _distinct_note(PRESETS["exercise-1"])),
     _from_run("finer-patches", "Patch size 4 → 2 (finer patches, 64 tokens): does the ViT generalize better to "

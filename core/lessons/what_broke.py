@@ -148,10 +148,11 @@ def shift_notes(responses: list[ShiftResponse], patch_size: int) -> list[str]:
                  for n in (1, patch_size)}
         inside = {n: [r.inside for r in rs if r.inside is not None] for n, rs in moved.items()}
         what = moved[1][0].inside_what
-        line = (f"**{label(model)}**: a 1-pixel move to the right changes its answer for {one_px:.0%} of the map's "
-                f"images, a {patch_size}-pixel move for {one_patch:.0%}")
+        fit = {n: sum(r.images for r in rs) for n, rs in moved.items()}  # the map's images that still fit
+        line = (f"**{label(model)}**: a 1-pixel move to the right changes its answer for {one_px:.0%} of the "
+                f"{fit[1]} map images that still fit, a {patch_size}-pixel move for {one_patch:.0%} of {fit[patch_size]}")
         if inside[1] and inside[patch_size]:
-            line += (f"; its {what} change by {np.mean(inside[1]):.2f} and {np.mean(inside[patch_size]):.2f} "
+            line += (f"; its {what} change by {np.mean(inside[1]):.2g} and {np.mean(inside[patch_size]):.2g} "
                      "(relative)")
         out.append(line + ".")
     maps = [r for r in trained if r.inside_what == "feature maps" and r.pixels == patch_size and r.inside > 0.01]

@@ -54,7 +54,7 @@ def test_a_change_is_judged_against_the_model_it_changes_and_the_one_it_should_r
     key, said = against(_units(*[0.85, 0.9, 0.95] * 5), base, top, names)
     assert key == BETTER and "base unit by unit" in said and "higher on 15 of 15 units" in said
     key, said = against(_units(*[0.75, 0.7, 0.8] * 5), base, top, names)  # the same scores, other units
-    assert key == NOT_BETTER and "not distinguishable on these units from base" in said
+    assert key == NOT_BETTER and "not shown different from base" in said and "the same on 5" in said
     worse = _units(*[0.6] * 15)
     assert against(worse, base, top, names)[0] == NOT_BETTER  # worse is not better
     # higher than base on every unit and, against a top it beats on some units, undecided: open
@@ -64,5 +64,8 @@ def test_a_change_is_judged_against_the_model_it_changes_and_the_one_it_should_r
     from core.engine.results.verdict import unit_interval
 
     other = unit_interval({(i, 2): s for i, s in enumerate([0.85, 0.9, 0.95] * 5)})
-    key, said = against(other, base, top, names)
-    assert key == NOT_BETTER and "sign test" not in said.split(", and ")[0]  # no pairing: intervals only
+    key, said = against(other, base, top, names, base_same_run=False)
+    # two runs do not pair: no sign test against the base, a rank test where the intervals cannot tell
+    assert key == OPEN and "sign test" not in said.split(", and ")[0] and "by rank" in said  # top: no shared units
+    same = unit_interval({(i, 2): s for i, s in enumerate([0.75, 0.7, 0.8] * 5)})
+    assert against(same, base, top, names, base_same_run=False)[0] == NOT_BETTER

@@ -99,3 +99,8 @@ def test_the_precision_answer_is_the_pages_own_setting():
     d32 = run_patchify(rounded).max_abs_diff
     answer = precision.answer(rounded)
     assert d32 > 0 and f"{d32:.2e}" in answer.explanation and answer.correct == 2
+    # a broken embedding on the page (a stride, the wrong order) is not rounding: the question asks about the real one
+    for broken in (PatchifyConfig(conv_stride=2), PatchifyConfig(in_chans=3, wrong_flatten_order=True)):
+        assert precision.answer(broken) == answer
+    grey = next(ex for ex in EXERCISES if ex.key == "grey-order")
+    assert grey.answer(PatchifyConfig(conv_stride=2)).correct == 1  # the stride's jump is not the flatten order's

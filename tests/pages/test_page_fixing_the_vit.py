@@ -28,7 +28,7 @@ def test_results_wait_for_a_prediction_then_compare_with_it():
     assert any("precomputed and shipped" in c.value for c in at.caption)  # instant: the shipped bench
     verdict = next(md.value for md in at.markdown if md.value.startswith("**Your prediction against the bench**"))
     right, wrong, missed = verdict.split("\n- ")[1:]
-    assert "**ViT + random shifts**" in right and "**ViT, 2-D relative position bias**" in right  # each name bold
+    assert "**ViT + random shifts** (" in right and "**ViT, 2-D relative position bias** (" in right  # each name bold
     assert wrong.startswith("❌ Picked, but not shown better") and "overlapping" in wrong  # a pick can be wrong
     assert missed.startswith("🤔 Not picked, but shown better:") and "learned positions" in missed
     table = tables(at, RANKING)[0]  # every row and column in view: a static table, not a data grid's box
