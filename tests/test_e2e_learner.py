@@ -54,6 +54,9 @@ def test_a_learner_answers_on_the_pages_numbers_predicts_runs_reloads_and_finds_
         expect(said).to_have_count(1, timeout=SLOW)
         page.locator("table.lab-table").first.wait_for(timeout=SLOW)  # the results, shown once predicted
 
+        # the run that showed the result is over when its last element, the browser store, has written it
+        page.wait_for_function("() => (localStorage.getItem('vitlab.progress') || '').includes('\"judged\":[[')",
+                               timeout=SLOW)
         page.reload()  # a new session: the server's memory of this learner is gone, the browser's is not
         expect(said).to_have_count(1, timeout=SLOW)
         page.locator("table.lab-table").first.wait_for(timeout=SLOW)

@@ -7,17 +7,19 @@ Streamlit's own component API (``st.components.v2``). Never on the server beyond
 no archive) and never in a link: a shared link opens the teacher's setting, not the learner's answers.
 
 The round trip: at the end of every run the page sends this session's record to the component, which writes it
-to ``localStorage``. After a reload the session is new: the component reads what the browser kept and hands it to
-the script once; ``restore`` checks every entry (it is data a browser sent, so anything malformed is dropped, never
-raised) and the next run applies it before any widget is drawn (a widget's value may only be set before the
-widget exists). Until the saved record has been read, nothing is written, so a fresh session never overwrites
-what the browser kept.
+to ``localStorage`` when it is the one to keep: the browser keeps nothing yet, or this page load wrote it, or the
+script has read what was kept. Otherwise (a learner coming back, after a reload) the component hands what the
+browser kept to the script: one rerun, only then; a first visit costs none. ``restore`` checks every entry (it is
+data a browser sent, so anything malformed is dropped, never raised) and the next run applies it before any
+widget is drawn (a widget's value may only be set before the widget exists). A fresh session's record never
+overwrites what the browser kept before it has been read.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import uuid
 from collections.abc import MutableMapping
 
 import streamlit as st
@@ -33,19 +35,22 @@ STORAGE_KEY = "vitlab.progress"  # the localStorage entry
 WIDGETS = re.compile(r"^(answer_[\w-]+|\w*predict(_[\w-]+)?)(?<!_check)(?<!_skip)$")
 MAX_BYTES = 200_000  # a record larger than this (or an entry read back larger) is not kept
 MAX_JUDGED = 64  # settings whose prediction is kept, the latest
-RECORD, PENDING, READ = "_browser_record", "_browser_pending", "_browser_read"
+RECORD, PENDING, READ, SESSION = "_browser_record", "_browser_pending", "_browser_read", "_browser_session"
 
 JS = f"""
 export default function(component) {{
   const {{ data, setStateValue }} = component;
   const KEY = {json.dumps(STORAGE_KEY)};
-  if (data && typeof data.save === "string") {{
-    try {{ window.localStorage.setItem(KEY, data.save); }} catch (e) {{ /* storage full or refused: nothing kept */ }}
-  }}
-  if (data && data.need) {{  // a new session (a reload, a reconnect): what the browser kept, to the script
-    let saved = "";
-    try {{ saved = window.localStorage.getItem(KEY) || ""; }} catch (e) {{ saved = ""; }}
-    setStateValue("saved", saved);
+  let kept = "";
+  try {{ kept = window.localStorage.getItem(KEY) || ""; }} catch (e) {{ kept = ""; }}
+  // this session's record is the one to keep: the script has read what was kept, or this session wrote it (a
+  // server restart starts a new session in the same page: its empty record must not overwrite the learner's)
+  if (data.read || window.__vitlabOwn === data.session || !kept) {{
+    if (typeof data.save === "string") {{
+      try {{ window.localStorage.setItem(KEY, data.save); window.__vitlabOwn = data.session; }} catch (e) {{ }}
+    }}
+  }} else {{  // a learner coming back: what the browser kept, to the script (one rerun, only then)
+    setStateValue("saved", kept);
   }}
 }}
 """
@@ -131,17 +136,15 @@ def after_page() -> None:
         _component = st.components.v2.component("vitlab_browser_store", js=JS)
     progress(), judged()  # both exist from the first run on
     read = st.session_state.get(READ, False)
-    save = None
-    if read:
-        rec = st.session_state[RECORD] = record(st.session_state)
-        text = json.dumps(rec, separators=(",", ":"))
-        save = text if len(text) <= MAX_BYTES else None
-    result = _component(data={"save": save, "need": not read}, key="vitlab_browser_store",
-                        on_saved_change=lambda: None)
+    rec = st.session_state[RECORD] = record(st.session_state)
+    text = json.dumps(rec, separators=(",", ":"))
+    session = st.session_state.setdefault(SESSION, uuid.uuid4().hex)
+    result = _component(data={"save": text if len(text) <= MAX_BYTES else None, "read": read, "session": session},
+                        key="vitlab_browser_store", on_saved_change=lambda: None)
     saved = getattr(result, "saved", None)
-    if not read and saved is not None:
+    if not read and saved:
         st.session_state[READ] = True
         restored = restore(saved)
-        if restored is not None and (restored["progress"] or restored["widgets"] or restored["judged"]):
+        if restored is not None:
             st.session_state[PENDING] = restored
             st.rerun()

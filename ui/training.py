@@ -158,6 +158,18 @@ def sweep_live(base: GeneralizationConfig, s: Sweep, refused: str) -> list[dict]
     return None if rows is None else [asdict(r) for r in rows]
 
 
+def _opened_from_link(chosen: bool, done: bool, link_keys, prefix: str) -> bool:
+    """Whether the setting on screen came from a link and has no result yet: set in the page's first run (no setting
+    ``chosen`` yet, one of ``link_keys`` in the URL), kept until ``done`` (a Run, or a result). Kept, not read once:
+    a first run cut short by a rerun (seen on a loaded machine) left the next run with no note and nothing to watch."""
+    key = f"{prefix}opened_from_link"
+    if done:
+        st.session_state.pop(key, None)
+    elif not chosen and any(k in st.query_params for k in link_keys):
+        st.session_state[key] = True
+    return st.session_state.get(key, False)
+
+
 def stored_or_trained(store, form_cfg: GeneralizationConfig | None, submitted: bool, prediction: str | None,
                       curve: bool, default: GeneralizationConfig, link_keys, lookup=None,
                       prefix: str = "") -> tuple[GeneralizationConfig, RunResult | None]:
@@ -170,7 +182,7 @@ def stored_or_trained(store, form_cfg: GeneralizationConfig | None, submitted: b
     if submitted:
         st.session_state[active] = form_cfg
         judge(form_cfg, prediction)
-    opened_from_link = active not in st.session_state and any(k in st.query_params for k in link_keys)
+    opened_from_link = _opened_from_link(active in st.session_state, submitted, link_keys, prefix)
     if active not in st.session_state and form_cfg is not None:
         st.session_state[active] = form_cfg
     cfg: GeneralizationConfig = st.session_state.get(active, default)
@@ -191,6 +203,7 @@ def stored_or_trained(store, form_cfg: GeneralizationConfig | None, submitted: b
             st.info("This link names a setting this server has not run yet: training it now.")
         trained = train_live(cfg, curve, again=rerun)  # a complete result is in the store already (core.engine.running.flights)
         result = keep_live(live, cfg, trained) or result
+    _opened_from_link(True, result is not None, (), prefix)  # a result: the link's setting is no longer waited for
     if cfg in live:  # a run the learner made stays on screen until they change the form or pick another run
         stored, (result, when) = result, live[cfg]
         if stored is not None and stored is not result and stored.origin == "shipped":
