@@ -164,7 +164,7 @@ def what_to_notice(r: PatchifyResult) -> None:
 EXERCISE_SETTINGS = {
     "tokens": {"size": 32, "patch_32": 2},
     "grey-order": {"channels": 1, "wrong_order": True},
-    "precision": {"dtype": "float32", "channels": 3, "wrong_order": False},
+    "precision": {"dtype": "float32", "channels": 3, "wrong_order": False, "size": 16, "patch_16": 4},
 }
 
 

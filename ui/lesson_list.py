@@ -53,7 +53,7 @@ LESSONS: tuple[Lesson, ...] = (
            "core.lessons.lesson3_vit_vs_cnn"),
     Lesson("pages/4_Fixing_the_ViT.py", "Fixing the ViT", "🩹",
            "Remedies from the literature (random shifts, 2-D or relative positions, overlapping or shifted "
-           "patches, locality attention, pooling), five seeds each, and CNNs with parts taken away. Predict which "
+           "patches, locality attention, pooling), 15 seeds over 3 training draws each, and CNNs with parts taken away. Predict which "
            "of them recognise shapes at unseen positions, then see the bench.", 1, "core.lessons.lesson4_fixing_the_vit"),
     Lesson("pages/5_Real_handwriting.py", "Real handwriting", "✍️",
            "The same test on real handwritten digits (the UCI scans, ten classes or 0 vs 1): new positions *and* "

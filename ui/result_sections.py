@@ -130,6 +130,11 @@ def per_seed_table(cfg: GeneralizationConfig, result: RunResult) -> None:
     # more: a row each, which a phone's width holds
     static_table(seeds_by_column(rows, models, v) if len(models) <= 3 else model_rows(rows, models, v),
                  "Train and test accuracy of every model and seed")
+    units = {(u.seed, u.data_seed) for u in result.replicates}
+    if len(units) > len(cfg.train.seeds):  # the metrics above count more units than this table's seeds
+        st.caption(f"This table is this run's own {len(cfg.train.seeds)} seed(s), one training draw: its mean is "
+                   f"theirs. The metrics and verdicts above count all {len(units)} units ({len({d for _, d in units})} "
+                   "training draws), so their means can differ.")
     st.caption("The same accuracies as bars, with the training curves, are in the next section, "
                "*Accuracy and curves*.")
 

@@ -149,7 +149,8 @@ def notes(r: PatchifyResult) -> list[str]:
                      f"**{r.max_abs_diff / r.eps:.1f}×** the {c.dtype} machine epsilon ({r.eps:.1e}): rounding from "
                      f"adding {k} products in a different order, nothing more. They are the same linear map.")
         if c.dtype == "float32":
-            notes.append("Switch to float64: the difference shrinks by roughly eight orders of magnitude, like eps "
+            notes.append("Switch to float64 and compare: rounding scales with eps (1.2e-07 in float32, 2.2e-16 in "
+                         "float64), so a rounding difference shrinks by up to about nine orders of magnitude, like eps "
                          "does.")
     if c.wrong_flatten_order:
         if c.in_chans == 1:
@@ -201,9 +202,10 @@ def _precision_answer(cfg: PatchifyConfig = PatchifyConfig(), upload: bytes | No
     d64 = run_patchify(replace(cfg, dtype="float64"), upload).max_abs_diff
     if d32 == 0.0:  # every sum exact already in float32 (few products per sum can do it): nothing shrinks
         return Answer(3, "With the patch embedding as it should be (the right flatten order, stride = P) at this "
-                         "page's image, channels and patch size, float32 already gives **exactly 0**, and so does "
-                         "float64: every sum of products here is exact in float32, so there is no rounding for more "
-                         "precision to remove. Another image or patch size shows a rounding difference in float32.")
+                         "page's image, channels and patch size, float32 already gives **exactly 0**"
+                         + (", and so does float64" if d64 == 0.0 else f", float64 **{d64:.2e}** (under its eps, "
+                            "rounding too)") + ": no float32 rounding here for more precision to remove. *Show me on "
+                         "this page* sets the lesson's image, where float32 shows one.")
     if d64 == 0.0:
         return Answer(2, f"With the patch embedding as it should be (the right flatten order, stride = P) at "
                          f"this page's image, channels and patch size, float32 gives **{d32:.2e}**, float64 exactly 0: at least eight "

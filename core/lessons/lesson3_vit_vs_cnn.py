@@ -316,8 +316,7 @@ def notes(result: RunResult) -> list[str]:
                f"from **{distinct_test_images(d)} distinct** ones, every image there is at its centres: a seed's score "
                "is exact over those draws (each distinct image weighted by how often it was drawn), and what varies "
                "is the seed and the training draw. The map's unseen centres "
-               "hold many more images, at many more places. Training computes each distinct image once, weighted by how often it "
-               "was drawn: the same loss for a fraction of the work.")
+               "hold many more images, at many more places.")
     if cfg.model.patch_size == 2 and any(spec(m).transformer for m in cfg.models):
         out.append("With 2×2 patches each token holds a smaller piece of a stroke, and the same pieces occur at the "
                    "training positions: one reason exercise 2 can work, not tested here. How often it works is the "

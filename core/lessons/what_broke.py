@@ -163,7 +163,7 @@ def shift_notes(responses: list[ShiftResponse], patch_size: int) -> list[str]:
     tokens = [r for r in trained if r.inside_what.startswith("patch tokens") and r.pixels == patch_size]
     if tokens and max(r.inside for r in tokens) < 1e-5:
         out.append(f"Every transformer's patch tokens after a {patch_size}-pixel move are its tokens before, "
-                   "reordered (a change of 0 to float precision): lesson 1's stride-P patchify at work. After a "
+                   "reordered (they change by less than 1e-5, the size of rounding): lesson 1's stride-P patchify at work. After a "
                    "1-pixel move they are new tokens. What the model does with a reordering is its position code's "
                    "choice (lesson 2).")
     return out
