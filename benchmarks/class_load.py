@@ -27,6 +27,7 @@ import asyncio
 import random
 import statistics
 import time
+from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
 from tempfile import mkdtemp
@@ -38,7 +39,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from benchmarks.class_same_setting import command_line_seconds
 from core.lessons.lesson1_patchify import PatchifyConfig, run_patchify
 from support.browser import streamlit_server
-from support.services import class_env, redis_server, start_worker, stop
+from support.services import class_env, nginx_proxy, redis_server, start_worker, stop
 
 READING = 8.0  # seconds the learners read the page before pressing Run (its workers start after WARM_DELAY, 5 s)
 
@@ -50,10 +51,16 @@ OPEN_SECONDS = 120.0  # for a session to connect, and for its page to finish its
 class Session:
     """One learner's tab: a websocket session of its own."""
 
-    def __init__(self, base: str, page: str, query: str):
+    def __init__(self, base: str, page: str, query: str, source: str | None = None):
         self.url = base.replace("http", "ws", 1) + "/_stcore/stream"
         self.page, self.query = page, query
-        self.widgets: dict[str, tuple[str, object]] = {}  # user key (or a button's label) -> (type, proto)
+        # the address it connects from: behind nginx's ip_hash (its first three octets), a learner of its own
+        self.source = source
+        # user key (or a button's label) -> (type, proto, the id of the section it is in: "" for none)
+        self.widgets: dict[str, tuple[str, object, str]] = {}
+        self.tabs: dict[str, list[str]] = {}  # a tab widget's key -> its labels
+        self.drawn = 0  # elements the last rerun sent
+        self.sent: Counter = Counter()  # (element kind, "count" or "bytes") -> the last rerun's
         self.metrics: dict[str, str] = {}
         self.exceptions: list[str] = []
         self.ws = None
@@ -61,8 +68,9 @@ class Session:
     async def open(self, *keys: str, timeout: float = OPEN_SECONDS) -> float:
         """Connect and run the page until it has drawn; ``keys``: the widgets this learner will move, which
         the page must have drawn (else an error that names them, not a failure at the first move)."""
+        extra = {"local_addr": (self.source, 0)} if self.source else {}
         self.ws = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None, open_timeout=timeout,
-                                           ping_interval=None)
+                                           ping_interval=None, **extra)
         try:
             async with asyncio.timeout(timeout):
                 seconds = await self.rerun()
@@ -79,17 +87,27 @@ class Session:
                               f"(it drew: {', '.join(sorted(self.widgets)) or 'none'})")
 
     def request(self, changes: dict) -> BackMsg:
-        """The page's rerun with the widget states of ``changes``, as the browser sends it."""
+        """The page's rerun with the widget states of ``changes``, as the browser sends it: a widget inside a section
+        (``st.fragment``) re-runs that section alone, as the browser asks by naming the section."""
         self.check(*changes)
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string, state.page_name = self.query, self.page
+        sections = {self.widgets[key][2] for key in changes}
+        if len(sections) == 1 and "" not in sections:
+            state.fragment_id = sections.pop()
         for key, value in changes.items():
-            kind, proto = self.widgets[key]
+            kind, proto, _ = self.widgets[key]
             widget = state.widget_states.widgets.add()
             widget.id = proto.id
             if kind == "button":
                 widget.trigger_value = True
+            elif kind == "tabs":  # the open tab's label, or its index
+                widget.string_value = self.tabs[key][value] if isinstance(value, int) else value
+            elif kind == "checkbox":
+                widget.bool_value = value
+            elif kind in ("radio", "selectbox"):  # the option as shown, or its index
+                widget.string_value = proto.options[value] if isinstance(value, int) else value
             elif kind == "slider":
                 widget.double_array_value.data[:] = [value]
             else:
@@ -104,25 +122,43 @@ class Session:
         msg = self.request(changes)
         start = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
-        self.metrics, self.exceptions = {}, []
+        self.metrics, self.exceptions, self.drawn, self.sent = {}, [], 0, Counter()
+        self._tabs = None
         while True:
-            fm = ForwardMsg()
-            fm.ParseFromString(await self.ws.recv())
+            fm, raw = ForwardMsg(), await self.ws.recv()
+            fm.ParseFromString(raw)
             kind = fm.WhichOneof("type")
             if kind == "new_session":  # a script run starts: what counts is what the last one shows
-                self.metrics, self.exceptions = {}, []
-            elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
-                element = fm.delta.new_element
-                name = element.WhichOneof("type")
-                proto = getattr(element, name)
-                if name == "metric":
-                    self.metrics[proto.label] = proto.body
-                elif name == "exception":
-                    self.exceptions.append(proto.message)
-                elif getattr(proto, "id", ""):
-                    self.widgets[proto.label if name == "button" else proto.id.rsplit("-", 1)[-1]] = (name, proto)
+                self.metrics, self.exceptions, self.drawn, self.sent = {}, [], 0, Counter()
+            elif kind == "delta":
+                self.read(fm.delta, len(raw))
             elif kind == "script_finished" and fm.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                 return time.perf_counter() - start
+
+    def read(self, delta, size: int) -> None:
+        """What one delta of the page shows (``size`` bytes on the wire): a metric, an exception, a widget (by its
+        key), a section's tabs; and what kind of element it is (``sent``: kind -> [count, bytes])."""
+        if delta.WhichOneof("type") == "new_element":
+            self.drawn += 1
+            element = delta.new_element
+            name = element.WhichOneof("type")
+            proto = getattr(element, name)
+            self.sent[name, "count"] += 1
+            self.sent[name, "bytes"] += size
+            if name == "metric":
+                self.metrics[proto.label] = proto.body
+            elif name == "exception":
+                self.exceptions.append(proto.message)
+            elif getattr(proto, "id", ""):
+                key = proto.label if name == "button" else proto.id.split("-", 2)[-1]  # $$ID-<hash>-<key>
+                self.widgets[key] = (name, proto, delta.fragment_id)
+        elif delta.WhichOneof("type") == "add_block":
+            block = delta.add_block
+            if block.WhichOneof("type") == "tab_container" and block.tab_container.id:  # a section's tabs
+                self._tabs = block.tab_container.id.split("-", 2)[-1]
+                self.widgets[self._tabs], self.tabs[self._tabs] = ("tabs", block.tab_container, delta.fragment_id), []
+            elif block.WhichOneof("type") == "tab" and self._tabs is not None:  # its tabs follow it
+                self.tabs[self._tabs].append(block.tab.label)
 
     async def close(self) -> None:
         await self.ws.close()
@@ -132,24 +168,39 @@ def expected_difference(seed: int) -> str:
     return f"{run_patchify(PatchifyConfig(seed=seed)).max_abs_diff:.2e}"
 
 
-async def browse(bases: list[str], n: int, seconds: float) -> dict:
+PATCHIFY_TABS = 3
+
+
+async def browse(bases: list[str], n: int, seconds: float, action: str = "seed", spread: bool = False) -> dict:
+    """``n`` learners on Patchify for ``seconds``, each acting every 2 to 6 s (its own pace). ``action``: "seed" moves
+    the weight seed (a control of the page: the whole page re-runs, with new numbers, each checked against ``core``);
+    "section" opens another tab or follows another patch (inside the page's section: that section re-runs alone).
+    ``spread``: each learner connects from an address of its own (nginx's ip_hash keys on the first three octets:
+    from one address every learner would reach one replica)."""
     times, wrong, errors = [], 0, 0
     expected: dict[int, str] = {}
 
     async def learner(i: int) -> None:
         nonlocal wrong, errors
         rng = random.Random(i)
-        s = Session(bases[i % len(bases)], "Patchify", "")
+        source = f"127.{1 + i // 250}.{1 + i % 250}.1" if spread else None
+        s = Session(bases[i % len(bases)], "Patchify", "", source)
         try:
-            await s.open("weight_seed")
+            await s.open("weight_seed", "patchify_view", "chosen_16")
             end = time.perf_counter() + seconds
             while time.perf_counter() < end:
                 await asyncio.sleep(rng.uniform(2, 6))
-                seed = rng.randrange(10_000)
-                times.append(await s.rerun(weight_seed=seed))
-                if seed not in expected:
-                    expected[seed] = expected_difference(seed)
-                wrong += s.metrics.get("max |linear − conv|") != expected[seed] or bool(s.exceptions)
+                if action == "seed":
+                    seed = rng.randrange(10_000)
+                    times.append(await s.rerun(weight_seed=seed))
+                    if seed not in expected:
+                        expected[seed] = expected_difference(seed)
+                    wrong += s.metrics.get("max |linear − conv|") != expected[seed] or bool(s.exceptions)
+                else:
+                    change = ({"patchify_view": rng.randrange(PATCHIFY_TABS)} if rng.random() < 0.5 else
+                              {"chosen_16": rng.randrange(16)})
+                    times.append(await s.rerun(**change))
+                    wrong += bool(s.exceptions) or not s.drawn
             await s.close()
         except (TimeoutError, OSError, websockets.WebSocketException):
             errors += 1
@@ -178,6 +229,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicas", type=int, default=1, choices=(1, 2))
     parser.add_argument("--sessions", type=int, nargs="+", default=[30, 100, 300])
+    parser.add_argument("--actions", nargs="+", choices=("seed", "section"), default=["seed", "section"],
+                        help="what the browsing learners do (browse)")
     parser.add_argument("--seconds", type=float, default=30.0, help="how long the browsing lasts at each size")
     parser.add_argument("--only", choices=("browse", "runs"))
     args = parser.parse_args()
@@ -193,13 +246,24 @@ def main() -> None:
         for i in range(args.replicas):
             base, _, _ = stack.enter_context(streamlit_server(env={**env, "VITLAB_DATA_DIR": str(tmp / f"data{i}")}))
             bases.append(base)
-        setup = f"{args.replicas} replica(s)" + (", 2 workers, one Redis" if args.replicas > 1 else "")
+        setup = f"{args.replicas} replica(s)" + (", 2 workers, one Redis, behind nginx (deploy/nginx.conf)"
+                                                 if args.replicas > 1 else "")
+        if args.replicas > 1:  # as a class reaches them: one address, nginx's sticky sessions
+            proxy, _ = stack.enter_context(nginx_proxy([b.removeprefix("http://") for b in bases], tmp))
+            bases = [proxy]
         print(f"# {setup}; the load generator on the same machine")
         if args.only != "runs":
-            for n in args.sessions:
-                r = asyncio.run(browse(bases, n, args.seconds))
-                print(f"browse, {n} sessions, {args.seconds:.0f} s: {r['reruns']} reruns, p50 {r['p50']:.2f} s, "
-                      f"p95 {r['p95']:.2f} s; wrong numbers {r['wrong']}, sessions failed {r['errors']}")
+            for action in args.actions:
+                knee = None
+                for n in args.sessions:
+                    r = asyncio.run(browse(bases, n, args.seconds, action, spread=args.replicas > 1))
+                    print(f"browse ({action}), {n} sessions, {args.seconds:.0f} s: {r['reruns']} reruns, p50 "
+                          f"{r['p50']:.2f} s, p95 {r['p95']:.2f} s; wrong {r['wrong']}, sessions failed {r['errors']}",
+                          flush=True)
+                    if knee is None and r["p95"] > 1:
+                        knee = n
+                print(f"browse ({action}): p95 passes 1 s at {knee} sessions" if knee else
+                      f"browse ({action}): p95 within 1 s up to {max(args.sessions)} sessions")
         if args.only != "browse":
             epochs = 100  # the lesson at 100 epochs: not shipped, and not among RUN_EPOCHS
             cli = command_line_seconds(epochs)

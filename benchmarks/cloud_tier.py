@@ -99,20 +99,64 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def cpu_per_rerun(base: str, pid: int, page: str, reruns: int, move=None) -> float:
+async def cpu_per_rerun(base: str, pid: int, page: str, reruns: int, move=None, setup: dict | None = None,
+                        warm: bool = True) -> float:
     """Milliseconds of the server's CPU per rerun of ``page`` (after one opening rerun, untimed); ``move(i)``: the
-    widget changes of rerun i (none: the same script again)."""
+    widget changes of rerun i (none: the same script again); a widget inside a section re-runs that section alone,
+    as a browser asks. ``setup``: widget changes made once first (untimed), such as revealing the results. ``warm``:
+    the same moves made once before, untimed (the figures and numbers they need are in the server's caches, as for
+    every learner after the first who makes them); else each move is new to the server."""
     s = Session(base, page, "")
     await s.open()
     await asyncio.sleep(1.0)
+    if setup:
+        await s.rerun(**setup)
     await s.rerun()  # warm: the page's caches filled, as for the second learner on it
-    await asyncio.sleep(0.5)
+    for i in range(reruns if warm else 0):  # the same moves once untimed: a class's later learners make them again
+        await s.rerun(**(move(i) if move else {}))
+    await idle(pid)  # not the server's background work (the warm-up's imports, models loaded ahead)
     start = cpu_seconds(pid)
     for i in range(reruns):
         await s.rerun(**(move(i) if move else {}))
+        if s.exceptions:
+            raise RuntimeError(f"{page}: {s.exceptions[0][:300]}")
     used = cpu_seconds(pid) - start
     await s.close()
     return 1000 * used / reruns
+
+
+async def idle(pid: int, quiet: float = 1.0, timeout: float = 120.0) -> None:
+    """Wait until the process has used (almost) no CPU for ``quiet`` seconds: a condition, not a time."""
+    deadline = time.monotonic() + timeout
+    last, since = cpu_seconds(pid), time.monotonic()
+    while time.monotonic() - since < quiet:
+        await asyncio.sleep(0.25)
+        now = cpu_seconds(pid)
+        if now - last > 0.01:
+            since = time.monotonic()
+        last = now
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the server kept busy for {timeout:.0f} s")
+
+
+REVEAL = {"Show the result without predicting": True}  # lessons 3-5 show their results once predicted or skipped
+# What a learner clicks inside a page's sections (``st.fragment``: each re-runs its section alone): (label, page,
+# setup, the widget changes of rerun i). A tab by its index; every other widget by its value.
+SECTION_MOVES = [
+    ("Patchify: tab", "Patchify", None, lambda i: {"patchify_view": i % 2}),
+    ("Patchify: patch to follow", "Patchify", None, lambda i: {"chosen_16": i % 16}),
+    ("Patchify: exercise answer", "Patchify", None, lambda i: {"answer_Patchify_tokens": i % 2}),
+    ("Patchify: code switch", "Patchify", None, lambda i: {"show_code": i % 2 == 0}),
+    ("symmetry: tab", "Permutation_symmetry", None, lambda i: {"symmetry_view": i % 2}),
+    ("symmetry: permutation", "Permutation_symmetry", None, lambda i: {"perm_kind": i % 2}),
+    ("symmetry: patch to brighten", "Permutation_symmetry", {"symmetry_view": 1}, lambda i: {"change_patch": i % 16}),
+    ("ViT vs CNN: tab", "ViT_vs_CNN", REVEAL, lambda i: {"results_view": i % 2}),
+    ("ViT vs CNN: sweep picked", "ViT_vs_CNN", REVEAL, lambda i: {"sweep_name": i % 2}),
+    ("ViT vs CNN: exercise answer", "ViT_vs_CNN", None, lambda i: {"answer_ViT_vs_CNN_more-data": i % 2}),
+    ("Fixing the ViT: tab", "Fixing_the_ViT", {"Show the result without predicting": True},
+     lambda i: {"bench_view": i % 2}),
+    ("Real handwriting: tab", "Real_handwriting", REVEAL, lambda i: {"digits_view": i % 2}),
+]
 
 
 async def browse_every_page(base: str, learners: int, seconds: float) -> dict[str, list[float]]:
@@ -159,6 +203,29 @@ def command_line_seconds(enter, epochs: int) -> float:
     return time.perf_counter() - start
 
 
+async def sent_per_rerun(base: str, page: str, setup: dict | None = None):
+    """What one whole rerun of ``page`` sends (after one opening rerun): ``Session.sent``, by element kind."""
+    s = Session(base, page, "")
+    await s.open()
+    if setup:
+        await s.rerun(**setup)
+    await s.rerun()
+    await s.close()
+    return s.sent
+
+
+def elements_table(base: str) -> None:
+    """Every page's whole rerun, element by element: how many of each kind and their bytes on the wire."""
+    print("\nWhat a whole rerun sends, per page: elements (count, KB on the wire), the largest kinds first")
+    for label, page, setup in [(p or "home", p, None) for p in PAGES] + [("ViT vs CNN, results shown", "ViT_vs_CNN",
+                                                                          REVEAL)]:
+        sent = asyncio.run(sent_per_rerun(base, page, setup))
+        kinds = sorted({k for k, _ in sent}, key=lambda k: -sent[k, "bytes"])
+        total_n, total_b = sum(sent[k, "count"] for k in kinds), sum(sent[k, "bytes"] for k in kinds)
+        print(f"{label:<28} {total_n:4d} elements, {total_b / 1024:6.1f} KB: "
+              + ", ".join(f"{k} {sent[k, 'count']} ({sent[k, 'bytes'] / 1024:.1f} KB)" for k in kinds[:6]))
+
+
 def cpu_table(stack, args, env, enter, base, server, floor_ms) -> None:
     """The CPU per rerun of every page (and Patchify with its seed moved), here and in ``--baseline``."""
     servers = {"this checkout": (base, server.pid)}
@@ -167,15 +234,21 @@ def cpu_table(stack, args, env, enter, base, server, floor_ms) -> None:
                                                               timeout=180))
         servers = {"baseline": (other, proc.pid), **servers}
     print(f"CPU ms per rerun ({args.reruns} reruns each, after one untimed), x the floor:")
-    print(f"{'page':<22}" + "".join(f" {name:>20}" for name in servers))
-    moves = [(page, page, None) for page in PAGES] + [("Patchify, seed moved", "Patchify",
-                                                       lambda i: {"weight_seed": 1000 + i})]
-    for label, page, move in moves:
-        cells = []
-        for url, pid in servers.values():
-            ms = asyncio.run(cpu_per_rerun(url, pid, page, args.reruns, move))
-            cells.append(f"{ms:8.1f} ms ({ms / floor_ms:4.1f}x)")
-        print(f"{label or 'home':<22}" + "".join(f" {c:>20}" for c in cells))
+    print(f"{'whole page':<30}" + "".join(f" {name:>20}" for name in servers))
+    pages = [(page, page, None, None) for page in PAGES] + [
+        ("Patchify, seed moved", "Patchify", None, lambda i: {"weight_seed": 1000 + i}),
+        ("ViT vs CNN, results shown", "ViT_vs_CNN", REVEAL, None)]
+    cold = {"Patchify, a new seed each": ("Patchify", None, lambda i: {"weight_seed": 5000 + i})}
+    pages += [(label, page, setup, move) for label, (page, setup, move) in cold.items()]
+    for heading, moves in (("", pages), ("a section's control or tab", SECTION_MOVES)):
+        if heading:
+            print(heading)
+        for label, page, setup, move in moves:
+            cells = []
+            for url, pid in servers.values():
+                ms = asyncio.run(cpu_per_rerun(url, pid, page, args.reruns, move, setup, warm=label not in cold))
+                cells.append(f"{ms:8.1f} ms ({ms / floor_ms:4.1f}x)")
+            print(f"{label or 'home':<30}" + "".join(f" {c:>20}" for c in cells))
 
 
 def main() -> None:
@@ -185,7 +258,7 @@ def main() -> None:
     parser.add_argument("--learners", type=int, default=30)
     parser.add_argument("--seconds", type=float, default=60.0, help="how long the class browses")
     parser.add_argument("--reruns", type=int, default=30, help="reruns per page for the CPU figure")
-    parser.add_argument("--only", choices=("cpu", "browse", "run"))
+    parser.add_argument("--only", choices=("cpu", "elements", "browse", "run"))
     parser.add_argument("--baseline", type=Path, help="another checkout whose CPU per rerun to show beside")
     args = parser.parse_args()
     if os.geteuid() != 0:
@@ -207,6 +280,8 @@ def main() -> None:
         print(f"server healthy after {startup:.1f} s")
         if args.only in (None, "cpu"):
             cpu_table(stack, args, env, enter, base, server, floor_ms)
+        if args.only in (None, "elements"):
+            elements_table(base)
         if args.only in (None, "browse"):
             times = asyncio.run(browse_every_page(base, args.learners, args.seconds))
             errors = times.pop("errors")

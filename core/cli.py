@@ -11,6 +11,7 @@ import importlib
 import json
 import math
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
@@ -112,7 +113,7 @@ def form_config(args: argparse.Namespace):
     """The config a form command's flags set: its preset with every given flag applied, validated once."""
     from core.lessons.controls import config_from_args
 
-    if args.workers is not None and args.workers < 0:
+    if getattr(args, "workers", None) is not None and args.workers < 0:
         raise ValueError(f"--workers must be >= 0, got {args.workers}")
     form = args.form
     return config_from_args(form.presets[getattr(args, "preset", None) or next(iter(form.presets))], form.controls,
@@ -197,6 +198,38 @@ def cmd_generalization(args: argparse.Namespace) -> dict:
         full = result.to_json()
         out |= {k: full[k] for k in ("curves", "test_predictions", "position_map")}
     return out
+
+
+def cmd_notebook(args: argparse.Namespace) -> dict:
+    """The setting ``generalization`` would train, as a notebook that retrains it (on stdout, or in --out)."""
+    import nbformat
+
+    from core.export.notebook import notebook_for
+
+    cfg = form_config(args)
+    text = nbformat.writes(notebook_for(cfg, " ".join(["python -m core generalization", *_setting_flags(args), "--json"])))
+    if args.out:
+        try:
+            with open(args.out, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:  # named as the option that gave it, in one line
+            raise ValueError(f"--out {args.out}: {exc.strerror or exc}") from None
+        print(f"wrote {args.out}: open it in Jupyter, or upload it to Colab", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return {}  # nothing more to print: stdout may be the notebook itself
+
+
+def _setting_flags(args: argparse.Namespace) -> list[str]:
+    """The flags that set the config of ``args``, as typed: ``--preset exercise-2 --seeds 0 1``."""
+    words = [f"--preset {args.preset}"] if getattr(args, "preset", None) else []
+    for c in args.form.controls:
+        value = getattr(args, c.dest, None)
+        if value is True and c.widget == "toggle":
+            words.append(c.flag)
+        elif value is not None:
+            words.append(" ".join([c.flag, *map(shlex.quote, map(str, value if isinstance(value, list) else [value]))]))
+    return words
 
 
 def per_model(result, more: Callable[[str], dict] = lambda m: {}) -> dict:
@@ -442,9 +475,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for name, form in form_commands().items():
         p = sub.add_parser(name, help=form.help, description=form.description)
-        if len(form.presets) > 1:
-            p.add_argument("--preset", default=next(iter(form.presets)), choices=list(form.presets))
-        add_options(p, form.controls)  # every setting, declared once in the lesson's module
+        _add_setting_options(p, form)
         p.add_argument("--workers", type=int, help="parallel training lanes: this process and worker processes "
                                                    "(default: one per available core; 0: this process alone)")
         p.add_argument("--no-limits", action="store_true",
@@ -454,6 +485,16 @@ def build_parser() -> argparse.ArgumentParser:
         for flag, kw in form.extra:
             p.add_argument(flag, action="store_true", **kw)
         p.set_defaults(func=globals()[form.run], form=form)
+
+    p = sub.add_parser("notebook", help="a setting of generalization as a Jupyter notebook that retrains it",
+                       description="Write the setting that generalization's options give as a Jupyter notebook (to "
+                                   "stdout, or --out): the lab's own data, models and training loop, then each seed's "
+                                   "accuracies and the generalization map. It needs torch, numpy and matplotlib, not "
+                                   "this repository; on this machine it prints the accuracies generalization --json "
+                                   "prints for the same options.")
+    _add_setting_options(p, FORM_COMMANDS["generalization"])
+    p.add_argument("--out", metavar="FILE", help="write the notebook to FILE instead of stdout")
+    p.set_defaults(func=cmd_notebook, form=FORM_COMMANDS["generalization"], json=False)
 
     from core.lessons.shipped import SHIPPED
 
@@ -515,6 +556,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+
+
+def _add_setting_options(p: argparse.ArgumentParser, form: FormCommand) -> None:
+    """A form command's options that set its config: its preset (if it has several) and its controls."""
+    from core.lessons.controls import add_options
+
+    if len(form.presets) > 1:
+        p.add_argument("--preset", default=next(iter(form.presets)), choices=list(form.presets))
+    add_options(p, form.controls)  # every setting, declared once in the lesson's module
 
 
 def _long_options(parser: argparse.ArgumentParser) -> list[str]:

@@ -2,40 +2,42 @@
 
 import streamlit as st
 
+from core.lessons.shipped_files import shipped_maps
 from ui.exercise_panel import progress
+from ui.figures import model_figures
 from ui.glossary import term
 from ui.lesson_list import LESSONS, lesson_of
 from ui.widgets import chart, sidebar
 
 # The lab's finding as a puzzle: the lesson's two models, unnamed (naming them would answer lesson 3's question)
 PUZZLE = {"Model A": "cnn", "Model B": "vit"}
+PUZZLE_RUN = "lesson"  # lesson 3's preset, whose shipped run the maps are
+PUZZLE_LESSON = "core.lessons.lesson3_vit_vs_cnn"  # named, not imported: it imports torch
+
+
+@st.cache_resource(show_spinner=False)
+def puzzle_maps():
+    """The maps of the shipped lesson run, read once per server from its file without torch: nothing on this page
+    imports torch, so a sleeping app's wake draws it without waiting for it (docs/performance.md)."""
+    return shipped_maps(PUZZLE_RUN)
 
 
 def finding() -> None:
-    """Two accuracy maps from the shipped lesson run, side by side, and the question they pose. Its imports (torch
-    among them) come here, after the page's text is on its way: on a sleeping app's wake the title and the lessons
-    show while they load (docs/performance.md)."""
-    from core.engine.results.run_result import mean_grid
-    from core.lessons import lesson3_vit_vs_cnn
-    from ui.figures import model_figures
-    from ui.server_runs import result_store
-
-    setting = lesson3_vit_vs_cnn.PRESETS["lesson"]
-    result = result_store().get(setting)
-    if result is None:  # no shipped run for this code: the home page still works without its picture
+    """Two accuracy maps from the shipped lesson run, side by side, and the question they pose. Drawn before the
+    cards: on a sleeping app's wake the browser fetches and starts its chart code (Plotly) while they are sent."""
+    maps = puzzle_maps()
+    if maps is None:  # no shipped run for this code: the home page still works without its picture
         return
-    d = setting.data
-    centres = list(d.kind.centres(d.img_size))
     cols = st.columns([1.4, 2, 2])  # the question first: on a phone the columns stack, its link stays in view
     for col, (name, model) in zip(cols[1:], PUZZLE.items(), strict=True):
-        chart(model_figures.position_map_figure(mean_grid(result, model), centres, d.train_range, d.test_range,
+        chart(model_figures.position_map_figure(maps.grids[model], maps.centres, maps.train_range, maps.test_range,
                                                 f"{name}: accuracy at each centre (%)"), col, key=f"home_{model}")
     cols[0].markdown(
         "**Two models, one task: plus or circle?** Both learned from shapes centred inside the solid square and "
         "were tested inside the dashed one, at places they never saw. Blue: right; orange: wrong; white: half "
         "right, which may be one answer given to every image. **One is a Vision Transformer, the other a CNN. Which "
         "is which, and what makes the difference?**")
-    answer = lesson_of(lesson3_vit_vs_cnn.__name__)
+    answer = lesson_of(PUZZLE_LESSON)
     cols[0].page_link(answer.page, label=f"Find out in lesson {LESSONS.index(answer) + 1}", icon=answer.icon)
 
 sidebar()
@@ -44,7 +46,7 @@ st.markdown(
     "**How does a Vision Transformer turn an image into a sequence of tokens, and what does it give up "
     f"against a CNN?** {len(LESSONS)} short lessons answer it with experiments you can change and re-run."
 )
-puzzle = st.container()  # drawn last, shown here
+finding()
 
 st.subheader("The lessons")
 CARDS_PER_ROW = 3  # five side by side cut their titles ("2 · Permutation symme") at 1400 px
@@ -54,7 +56,7 @@ for col, (number, lesson) in zip(cards, enumerate(LESSONS, start=1), strict=Fals
         st.page_link(lesson.page, label=f"{number} · {lesson.title}", icon=lesson.icon)
         st.markdown(lesson.blurb)
         done = {k: v for k, v in progress().items() if k.startswith(f"{lesson.progress_key}/")}
-        st.caption(f"Exercises: {sum(done.values())} of {len(lesson.exercises)} answered right in this session")
+        st.caption(f"Exercises: {sum(done.values())} of {lesson.exercise_count} answered right in this session")
 
 st.subheader("How to read the pages")
 st.markdown(
@@ -75,5 +77,3 @@ st.markdown(
 )
 st.caption("Based on the lesson notebook “Lesson 46: Vision Transformers” and "
            f"{term('the seed module', 'its reduced ViT teaching module')}.")
-with puzzle:
-    finding()

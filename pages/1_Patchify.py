@@ -12,6 +12,7 @@ from ui.figures import image_figures, plots
 from ui.form_controls import live_control
 from ui.glossary import term
 from ui.lesson_list import page_of
+from ui.page_rerun import fragment
 from ui.widgets import (
     URL,
     as_text,
@@ -38,18 +39,33 @@ def intro() -> None:
                 "that the same as a strided convolution? Move the sizes; the difference is measured below.")
 
 
-def key_controls(values: dict) -> int:
-    """The page's key controls, above its first figure (on a phone too, where the sidebar starts closed):
-    image size, patch size (into ``values``), and the patch every section follows, returned."""
-    c1, c2, c3 = st.columns(3)
+def key_controls(values: dict) -> None:
+    """The page's key controls, above its first figure (on a phone too, where the sidebar starts closed): image size
+    and patch size (into ``values``)."""
+    c1, c2 = st.columns(2)
     for c, where in zip(CONTROLS[:2], (c1, c2), strict=True):  # the image size, then its divisors
         live_control(c, PatchifyConfig(), values, where)
-    n = (values["size"] // values["patch"]) ** 2
+
+
+def patch_to_follow(n: int) -> int:
+    """The patch every section follows (a red box), of ``n``."""
     if n == 1:  # a slider that cannot move only confuses
-        c3.markdown("Patch to follow (red box): **0** (the only choice here)")
+        st.markdown("Patch to follow (red box): **0** (the only choice here)")
         return 0
     # its key holds the patch count: a new grid starts afresh
-    return c3.slider("Patch to follow (red box)", 0, n - 1, min(5, n - 1), key=f"chosen_{n}", bind=URL)
+    return st.slider("Patch to follow (red box)", 0, n - 1, min(5, n - 1), key=f"chosen_{n}", bind=URL)
+
+
+@fragment
+def figures(r: PatchifyResult) -> None:
+    """The patch to follow and the page's three sections: a fragment (``ui.page_rerun``), so following another
+    patch or opening a tab re-runs them alone, not the embedding."""
+    chosen = patch_to_follow(r.n_patches)
+    sections("patchify_view", {
+        "grid": ("1 · The image and its patch grid", lambda: patch_grid(r, chosen)),
+        "patch": ("2 · One patch, in place and flattened", lambda: one_patch(r, chosen)),
+        "embeddings": ("3 · Two embeddings with the same weights", lambda: embeddings(r, chosen)),
+    })
 
 
 def readable(upload: bytes) -> bytes | None:
@@ -181,7 +197,7 @@ def main() -> None:
     intro()
     link_box = st.empty()  # what the link named that the page could not use, once the controls have read it
     values: dict = {}  # each control's value, by key
-    chosen = key_controls(values)
+    key_controls(values)
     try:
         config, upload = controls(values)
         r = cached_run(config, upload)
@@ -189,11 +205,7 @@ def main() -> None:
         st.error(f"Cannot show this image: {exc}")
         show_link_notes(link_box)
         return
-    sections("patchify_view", {
-        "grid": ("1 · The image and its patch grid", lambda: patch_grid(r, chosen)),
-        "patch": ("2 · One patch, in place and flattened", lambda: one_patch(r, chosen)),
-        "embeddings": ("3 · Two embeddings with the same weights", lambda: embeddings(r, chosen)),
-    })
+    figures(r)
     metrics(r)
     background(BACKGROUND)
     exercise_panel(PAGE, (config, upload), show_me(EXERCISE_SETTINGS))  # answered on the page's setting

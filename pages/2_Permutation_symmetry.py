@@ -206,15 +206,14 @@ def main() -> None:
     intro()
     link_box = st.empty()  # what the link named that the page could not use, once the controls have read it
     cfg = model_controls()
-    notes = sections("symmetry_view", {
+    sections("symmetry_view", {
         "shuffle": (SHUFFLE, lambda: shuffle_section(cfg)),
         "change": (CHANGE, lambda: change_section(cfg)),
         "attention": (ATTENTION, lambda: attention_section(cfg)),
-    })
+    }, after=what_to_notice)  # the open section's notes, under it
     claims_table(cfg)
     background(BACKGROUND)
     exercise_panel(PAGE, (cfg,), show_me(EXERCISE_SETTINGS))
-    what_to_notice(notes)
     share_link()
     show_source(PreNormViT, Attention, permute_and_compare, one_patch_change, verify)
     show_link_notes(link_box)  # last: every control and tab has read the link

@@ -18,6 +18,7 @@ from ui.figures import model_figures
 from ui.glossary import term
 from ui.lesson_list import page_of
 from ui.look_inside import load_models_ahead, look_inside
+from ui.page_rerun import fragment
 from ui.prediction_gate import one_of, revealed_only
 from ui.result_sections import (
     accuracy_and_curves,
@@ -69,7 +70,9 @@ def what_to_notice(result: RunResult) -> None:
     bullets(notes(result))  # written from the run's numbers (core: lesson3_vit_vs_cnn.notes)
 
 
+@fragment
 def sweeps(shown: Shown) -> None:
+    """A fragment (``ui.page_rerun``): picking a sweep or running it re-runs this section alone."""
     st.subheader("Sweeps: one setting, several runs")
     st.caption("Re-runs the form's setting at several values of one setting (uses the models and seeds above).")
     form_cfg = shown.form_cfg

@@ -129,6 +129,12 @@ def compare(picked: tuple[str, ...] | None, v: dict[str, Verdict]) -> None:
                 "can beat it and stay at or below chance. The ranking below gives each one's band.")
 
 
+def what_to_notice(v: dict[str, Verdict], plotted) -> None:
+    """Under the open section (its numbers are among them): drawn with it, so opening another tab updates it."""
+    st.subheader("What to notice")
+    bullets(notes(v, plotted))  # written from the bench's numbers (core: lesson4_fixing_the_vit.notes)
+
+
 def show(shown: Shown) -> None:
     cfg, result = shown.cfg, shown.result
     st.subheader("Results")
@@ -143,16 +149,14 @@ def show(shown: Shown) -> None:
     compare(shown.prediction, v)
     with st.expander("Each model's test accuracy, its accuracy at every unseen centre, and what it answers"):
         behaviour_table(result, verdicts(result, {m: model_figures.label(m) for m in cfg.models}))
-    plotted = sections("bench_view", {
+    sections("bench_view", {
         "ranking": ("Ranking and table", lambda: ranking_table(result, v, {m: CARDS[m].group for m in v},
                                                    "every unseen centre of the map")),
         "maps": ("Generalization maps", lambda: maps_grid(cfg, result, v)),
         "data-efficiency": ("Data efficiency", lambda: data_efficiency(cfg)),
         "inside": ("Look inside the models", lambda: look_inside(result, "bench_")),
         "draw": ("Draw your own", lambda: draw_your_own(result, "bench_")),
-    })
-    st.subheader("What to notice")
-    bullets(notes(v, plotted))  # written from the bench's numbers (core: lesson4_fixing_the_vit.notes)
+    }, after=lambda plotted: what_to_notice(v, plotted))
     load_models_ahead(result)  # for the first click into Look inside or Draw your own
 
 

@@ -11,7 +11,7 @@ from core.models.registry import REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
 # core's packages, bottom to top: a package imports only itself and those before it
-LAYERS = ["nn", "data", "models", "engine", "inspect", "lessons"]
+LAYERS = ["nn", "data", "models", "engine", "inspect", "lessons", "export"]
 # core.engine's concerns, bottom to top: what a run is and may cost, what it produced, runs kept, running it, a class's
 # queue; and in each, its modules bottom to top. A module imports only the engine's modules before it.
 ENGINE = {

@@ -24,7 +24,6 @@ from collections.abc import MutableMapping
 
 import streamlit as st
 
-from core.engine.setting.run_config import GeneralizationConfig
 from ui.exercise_panel import progress
 from ui.prediction_gate import judged
 
@@ -56,6 +55,16 @@ export default function(component) {{
 """
 
 
+def _config_type():
+    """GeneralizationConfig, imported only where a setting is kept or read back: it imports torch, and every page runs
+    this module, the home page too, which a sleeping app's wake shows before torch is imported (docs/performance.md).
+    A session holds a setting only once a lesson page has imported it, and a record is read back after the first
+    page is drawn."""
+    from core.engine.setting.run_config import GeneralizationConfig
+
+    return GeneralizationConfig
+
+
 def _is_value(v) -> bool:
     """A widget value worth keeping: a pick (text), a list of picks, a flag, or none."""
     return v is None or isinstance(v, (str, bool)) or (isinstance(v, list) and all(isinstance(x, str) for x in v))
@@ -69,8 +78,10 @@ def record(state: MutableMapping) -> dict:
     widgets.update({k: (list(v) if isinstance(v, tuple) else v) for k, v in state.items()
                     if isinstance(k, str) and WIDGETS.match(k) and _is_value(list(v) if isinstance(v, tuple) else v)})
     kept = {json.dumps(c, sort_keys=True): p for c, p in old["judged"]}
-    for cfg, pick in state.get("judged", {}).items():
-        if isinstance(cfg, GeneralizationConfig) and _is_value(list(pick) if isinstance(pick, tuple) else pick):
+    settings = state.get("judged", {})
+    config_type = _config_type() if settings else ()  # no setting judged yet: torch not imported for nothing
+    for cfg, pick in settings.items():
+        if isinstance(cfg, config_type) and _is_value(list(pick) if isinstance(pick, tuple) else pick):
             kept[json.dumps(cfg.to_json(), sort_keys=True)] = list(pick) if isinstance(pick, tuple) else pick
     judged_list = [[json.loads(c), p] for c, p in list(kept.items())[-MAX_JUDGED:]]
     return {"v": VERSION, "progress": {**old["progress"], **state.get("progress", {})}, "widgets": widgets,
@@ -96,7 +107,7 @@ def restore(saved: str) -> dict | None:
     for entry in raw.get("judged", [])[-MAX_JUDGED:] if isinstance(raw.get("judged"), list) else []:
         try:
             cfg_json, pick = entry
-            GeneralizationConfig.from_json(cfg_json)  # validated as a link's setting is: a bad one is dropped
+            _config_type().from_json(cfg_json)  # validated as a link's setting is: a bad one is dropped
         except (TypeError, ValueError, KeyError):
             continue
         if _is_value(pick):
@@ -114,7 +125,7 @@ def apply(state: MutableMapping, saved: dict) -> None:
         state.setdefault("progress", {}).setdefault(k, v)
     done = state.setdefault("judged", {})
     for cfg_json, pick in saved["judged"]:
-        done.setdefault(GeneralizationConfig.from_json(cfg_json), tuple(pick) if isinstance(pick, list) else pick)
+        done.setdefault(_config_type().from_json(cfg_json), tuple(pick) if isinstance(pick, list) else pick)
     state[RECORD] = record(state)
 
 

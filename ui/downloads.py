@@ -12,6 +12,7 @@ import pandas as pd
 
 from core.engine.results.run_result import RunResult, summary
 from core.engine.results.verdict import verdicts
+from core.engine.setting.run_config import GeneralizationConfig
 
 
 def results_csv(result: RunResult, link: str) -> str:
@@ -26,6 +27,16 @@ def run_json(result: RunResult, link: str) -> str:
             "verdicts": {m: {"band": x.band, "text": x.text, **asdict(x.interval)} for m, x in verdicts(result).items()},
             **result.to_json()}
     return json.dumps(full, indent=1, allow_nan=False)
+
+
+def notebook_ipynb(cfg: GeneralizationConfig) -> str:
+    """The run's setting as a Jupyter notebook that retrains it with the lab's own code and prints the same
+    accuracies (``core.export.notebook``). nbformat and the export are imported on the click, not with the page."""
+    import nbformat
+
+    from core.export.notebook import notebook_for
+
+    return nbformat.writes(notebook_for(cfg))
 
 
 def rows_csv(rows: list[dict]) -> str:

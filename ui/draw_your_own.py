@@ -24,6 +24,7 @@ from core.models.registry import spec
 from ui.figures import image_figures, model_figures
 from ui.glossary import term
 from ui.look_inside import one_side
+from ui.page_rerun import fragment
 from ui.server_runs import run_id
 from ui.url_state import named
 from ui.widgets import URL, chart, plot, static_table
@@ -233,7 +234,7 @@ def sweep(result: RunResult, prefix: str, d: np.ndarray, drawn: int) -> None:
                                          chance=data.kind.chance, trained=model_figures.phase_lattice(data)), key=f"{prefix}draw_sweep_maps")
 
 
-@st.fragment
+@fragment
 def draw_your_own(result: RunResult, prefix: str) -> None:
     """The whole section; ``prefix`` keeps its keys (and its link parameter) the page's own."""
     if not result.weights:

@@ -10,6 +10,7 @@ import streamlit as st
 
 from core.lessons.exercise import Exercise
 from ui.lesson_list import Lesson
+from ui.page_rerun import fragment, whole_page
 
 FEEDBACK = {True: ("✅ Right.", st.success), False: ("❌ Not quite.", st.error)}
 
@@ -22,7 +23,13 @@ def progress() -> dict[str, bool]:
 def exercise_panel(page: Lesson, context: tuple = (), do: Callable[[Exercise], None] | None = None) -> None:
     """The lesson's declared exercises. ``context``: what each exercise's ``answer`` needs; ``do(ex)``: draws a
     control that sets the page up to answer ``ex`` (a preset button, say)."""
-    lesson, exercises = page.progress_key, page.exercises
+    _panel(page.progress_key, page.exercises, context, do)
+
+
+@fragment
+def _panel(lesson: str, exercises: tuple[Exercise, ...], context: tuple, do) -> None:
+    """A fragment (``ui.page_rerun``): picking an answer re-runs the panel alone; *Check my answer* re-runs the page,
+    whose count (here and on the home page) and stored progress include it."""
     done = progress()
     right = sum(done.get(f"{lesson}/{ex.key}", False) for ex in exercises)
     # Closed: the page's figure comes first; its title keeps the count, so progress shows without opening it
@@ -61,7 +68,8 @@ def show_me(settings: dict[str, dict]) -> Callable[[Exercise], None]:
     """The ``do`` of a page whose exercises are answered by moving its own controls: a "Show me on this page"
     button that sets ``settings[ex.key]`` (control key -> value)."""
     def button(ex: Exercise) -> None:
-        st.button("Show me on this page", key=f"do_{ex.key}", on_click=st.session_state.update,
+        # the whole page: the controls it sets are outside the exercise panel
+        st.button("Show me on this page", key=f"do_{ex.key}", on_click=whole_page(st.session_state.update),
                   args=(settings[ex.key],),
                   help="Sets the controls so the page shows the answer (after you have answered, ideally)")
 

@@ -22,7 +22,9 @@ from core.engine.running.run import warm
 from core.engine.setting.planning import check_cost
 from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.controls import Control, config_from
+from ui.downloads import notebook_ipynb
 from ui.form_controls import changed_since, control_grid, load_preset, preset_buttons
+from ui.page_rerun import whole_page
 from ui.prediction_gate import judged, predict_first, ready_to_show
 from ui.result_sections import the_split
 from ui.server_runs import result_store
@@ -108,6 +110,11 @@ def run_experiment(exp: Experiment, show: Callable[[Shown], None], above_form: C
         if ready_to_show(result, revealed):
             changed_since(exp.controls, form_cfg, cfg)
             show(shown)
+            st.download_button("Download as notebook (retrains this run)", lambda: notebook_ipynb(cfg),
+                               "vitlab_run.ipynb", "application/x-ipynb+json",
+                               help="This setting as a Jupyter notebook (torch, numpy, matplotlib): the lab's own data, "
+                                    "models and training loop. In Jupyter or Colab it retrains every model and prints "
+                                    "these accuracies (another processor or torch may round some differently).")
     show_link_notes(link_box)
     return shown
 
@@ -144,7 +151,7 @@ def presets(exp: Experiment) -> None:
 def preset_exercise(exp: Experiment) -> Callable[[object], None]:
     """An exercise's button that fills the form with its preset (for ``ui.exercise_panel``)."""
     def do(ex) -> None:
-        st.button(f"Fill the form with {ex.preset}", key=f"{exp.prefix}do_{ex.key}", on_click=load_preset,
+        st.button(f"Fill the form with {ex.preset}", key=f"{exp.prefix}do_{ex.key}", on_click=whole_page(load_preset),
                   args=(exp.controls, exp.presets[ex.preset]),
                   help=f"{exp.preset_notes[ex.preset]} Then press Run in the form above.")
 

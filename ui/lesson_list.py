@@ -5,7 +5,10 @@ come from here. Adding a lesson = its core module (with its ``EXERCISES``), its 
 
 from __future__ import annotations
 
+import ast
+import functools
 import importlib
+import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +38,28 @@ class Lesson:
     @property
     def exercises(self) -> tuple[Exercise, ...]:
         return tuple(importlib.import_module(self.module).EXERCISES) if self.module else ()
+
+    @property
+    def exercise_count(self) -> int:
+        """``len(self.exercises)``, without importing the lesson's module (it imports torch; the home page, which
+        counts them on every card, is drawn before torch is imported: docs/performance.md)."""
+        return declared_exercises(self.module) if self.module else 0
+
+
+@functools.cache
+def declared_exercises(module: str) -> int:
+    """How many exercises ``module`` declares: the items of its ``EXERCISES = (...)``, counted in its source, which is
+    read, not run. ``tests/ui/test_lesson_list.py`` checks the count against the imported module's."""
+    source = Path(importlib.util.find_spec(module).origin).read_text()
+    for node in ast.parse(source).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == "EXERCISES" for t in targets):
+            items = node.value.elts if isinstance(node.value, (ast.Tuple, ast.List)) else None
+            if items is None or any(isinstance(item, ast.Starred) for item in items):
+                raise ValueError(f"{module}.EXERCISES is not a literal tuple of its exercises: they cannot be counted "
+                                 "without running it")
+            return len(items)
+    raise ValueError(f"{module} declares no EXERCISES")
 
 
 LESSONS: tuple[Lesson, ...] = (

@@ -7,11 +7,13 @@ against that result (ui.result_sections)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from core.engine.results.run_result import RunResult
-from core.engine.setting.run_config import GeneralizationConfig
+if TYPE_CHECKING:  # names only: every run imports this module (app.py's browser store), and these import torch
+    from core.engine.results.run_result import RunResult
+    from core.engine.setting.run_config import GeneralizationConfig
 
 
 def judged() -> dict:

@@ -28,6 +28,7 @@ from core.engine.setting.typed_json import plain
 LABELS_FILE = Path(__file__).with_name("link_labels.json")
 KEPT = "_linked_"  # + a widget's key: its value, kept when the page's widgets are cleaned up
 FIRST_TAB = "_first_tab_"  # + a tabs widget's key: the tab its link opened, its default on every run
+LAST_TAB = "_last_tab_"  # + a tabs widget's key: the tab open when it was last drawn
 NOTES = "_link_notes_"  # a control's key -> (its page, the sentences, the value used instead): what a link named
 SHOWN_CHOICES = 8  # a list of choices longer than this is cut in a link note
 
@@ -164,7 +165,8 @@ def _to_link(key: str, value, default, many: bool, name: Callable[[object], str]
 def tab_from_link(key: str, labels: dict[str, str]) -> str | None:
     """The label of the tab the address names for ``key`` when the page first drew them (by name, or by a label
     an old link carried); None: the first. The same on every later run: a tab widget given another default is
-    another widget, and would open its first tab again."""
+    another widget, and would open its first tab again. Tabs drawn afresh (a run left them out: a new setting's
+    results wait for its prediction) open where the learner left them."""
     first = FIRST_TAB + key
     if first not in st.session_state:
         text = st.query_params.get(key)
@@ -175,6 +177,7 @@ def tab_from_link(key: str, labels: dict[str, str]) -> str | None:
                     instead="the first section is shown")
     elif key not in st.session_state:  # the tabs drawn afresh, the link read long ago: its note is old
         _forget(key)
+        st.session_state[first] = st.session_state.get(LAST_TAB + key, st.session_state[first])
     return st.session_state[first] if st.session_state[first] in labels.values() else None
 
 
@@ -184,6 +187,7 @@ def tab_to_link(key: str, labels: dict[str, str]) -> None:
     open_label = st.session_state.get(key)
     if open_label not in names:
         return
+    st.session_state[LAST_TAB + key] = open_label
     _to_link(key, names[open_label], next(iter(labels)), False)
 
 

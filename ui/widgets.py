@@ -9,15 +9,19 @@ import inspect
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from ui.figures import figure_tables, margins, reuse, theme
 from ui.lesson_list import Lesson
+from ui.page_rerun import fragment, page_run_started
 from ui.url_state import leave_other_pages, link_notes, tab_from_link, tab_to_link
+
+if TYPE_CHECKING:  # pandas only names a type here: the home page draws without importing it (docs/performance.md)
+    import pandas as pd
 
 # Every control that sets an experiment is bound to the URL: the key is the query parameter, values equal
 # to the widget's default are left out. Exercise answers and predictions are not: a shared link should not
@@ -35,9 +39,11 @@ def as_text(text: object) -> str:
     return "".join("\\" + c if c.isascii() and not c.isalnum() and not c.isspace() else c for c in str(text))
 
 
+@fragment
 def show_source(*objects, label: str = "Show the code that ran (the lab's own source, read from the running program)") -> None:
     """Show the real source of what the page just ran: never a pasted copy that could drift. Drawn only when
-    asked for: highlighting it is a visible part of a page's first draw (docs/performance.md)."""
+    asked for: highlighting it is a visible part of a page's first draw (docs/performance.md). A fragment: its
+    switch re-runs it alone."""
     if st.toggle(label, key="show_code", bind=URL):
         for obj in objects:
             module = inspect.getmodule(obj)
@@ -123,6 +129,7 @@ def navigation_first() -> None:
 def sidebar() -> None:
     """The sidebar's tools under the page list (which app.py's ``st.navigation`` draws): the numbers switch. First
     on every page: the link notes of the page left are dropped here."""
+    page_run_started()
     leave_other_pages()
     navigation_first()
     with st.sidebar:
@@ -149,32 +156,31 @@ def background(text: str, label: str = "The idea behind this page") -> None:
 
 
 
-def ready_to_draw(fig: go.Figure, where) -> dict:
-    """The figure's title as text above it in ``where`` (text wraps on a phone; a Plotly title is cut off,
-    and the toolbar can cover it), and the layout settings that send the figure without it and with its margins
-    set (``margins.margin_settings``)."""
+def layout_settings(fig: go.Figure) -> dict:
+    """The layout settings that send ``fig`` without its title (drawn above it as text: text wraps on a phone; a
+    Plotly title is cut off, and the toolbar can cover it) and with its margins set (``margins.margin_settings``)."""
     settings = margins.margin_settings(fig)
-    title = fig.layout.title.text
-    if title:
-        where.markdown(f"**{title}**")
+    if fig.layout.title.text:
         settings["title"] = None  # an update: None unsets
         # room for the top row's subplot titles (annotations at the plot's top edge), 12 px a line
         tops = [a.text or "" for a in fig.layout.annotations if a.yref == "paper" and (a.y or 0) >= 0.99]
         settings.setdefault("margin", {})["t"] = max(30, 12 + 16 * max((t.count("<br>") + 1 for t in tops), default=0))
     settings.update(margins.legend_below_axis(fig, settings))
+    settings["meta"] = None  # what "Show numbers" lists (ui.figures.figure_tables) stays here: the browser draws none of it
     return settings
 
 
 def plot(fig: go.Figure, where, *, key: str | None = None, on_select=None) -> None:
-    """Send a figure to the page: its title above it (``ready_to_draw``), the lab's look in the figure
-    (``theme.lab_look``: drawn once in the browser, not twice) and, with ``on_select``, a click on a point
-    selects it and runs ``on_select``. The one place a chart is sent. The figure is changed in place, or, equal to
-    one sent before, sent as a copy of that one (``figures.reuse``: the look is applied once per server)."""
-    settings = ready_to_draw(fig, where)
-    settings["meta"] = None  # what "Show numbers" lists (ui.figures.figure_tables) stays here: the browser draws none of it
+    """Send a figure to the page: its title as text above it, the layout of ``layout_settings`` and the lab's look
+    (``theme.lab_look``: drawn once in the browser, not twice) in the figure and, with ``on_select``, a click on a
+    point selects it and runs ``on_select``. The one place a chart is sent. The figure is changed in place, or, equal
+    to one sent before, sent as a copy of that one (``figures.reuse``: its layout and look are worked out once per
+    server, not on every rerun)."""
+    title = fig.layout.title.text
+    if title:
+        where.markdown(f"**{title}**")
     selectable = on_select is not None
-    fig = reuse.finished(fig, lambda f: theme.lab_look(f, selectable=selectable, settings=settings), selectable,
-                         settings)
+    fig = reuse.finished(fig, lambda f: theme.lab_look(f, selectable=selectable, settings=layout_settings(f)), selectable)
     selection = dict(on_select=on_select, selection_mode="points") if on_select is not None else {}
     where.plotly_chart(fig, theme=None, width="stretch", config=PLOTLY_CONFIG, key=key, **selection)
 
@@ -219,11 +225,21 @@ def show_link_notes(where) -> None:
         where.empty()
 
 
-def sections(key: str, draws: dict[str, tuple[str, Callable[[], object]]]):
-    """The page's sections as tabs of which only the open one runs and is drawn; returns what its draw
-    function returned. ``draws``: name -> (label, draw). Drawing every chart of every section made a page's first
-    draw several times slower; a closed section costs nothing. The open tab is in the link by its name
-    (``ui.url_state``), and a hidden section's controls keep their values."""
+def sections(key: str, draws: dict[str, tuple[str, Callable[[], object]]], after: Callable[[object], None] | None = None):
+    """The page's sections as tabs of which only the open one runs and is drawn; ``after(shown)`` is drawn below
+    them with what the open section's draw function returned (a page's "What to notice" that depends on it).
+    ``draws``: name -> (label, draw). Drawing every chart of every section made a page's first draw several times
+    slower; a closed section costs nothing. The open tab is in the link by its name (``ui.url_state``), and a
+    hidden section's controls keep their values.
+
+    A fragment (``ui.page_rerun``): opening a tab, or a control inside the open section, re-runs the tabs and
+    that section alone, not the page. Whatever depends on the open section is drawn here, in ``after``, so a
+    fragment's re-run leaves nothing outside it stale."""
+    return _sections(key, draws, after)
+
+
+@fragment
+def _sections(key: str, draws: dict[str, tuple[str, Callable[[], object]]], after: Callable[[object], None] | None):
     labels = {name: label for name, (label, _) in draws.items()}
     tabs = st.tabs(list(labels.values()), key=key, default=tab_from_link(key, labels), on_change="rerun")
     shown = None
@@ -232,6 +248,8 @@ def sections(key: str, draws: dict[str, tuple[str, Callable[[], object]]]):
             if tab.open:
                 shown = draw()
     tab_to_link(key, labels)
+    if after is not None:
+        after(shown)
     return shown
 
 

@@ -4,7 +4,8 @@ current. ``python -m scripts.precompute`` writes them.
 
 The fingerprints are kept apart, one line per name in ``results/fingerprints.json``: a code change that moves no
 number (``scripts/restamp.py``) rewrites that small file, not every result (megabytes each, which a repository
-keeps forever)."""
+keeps forever). Where the files are and whether they are current is ``core.lessons.shipped_files`` (no torch: the
+home page reads its maps there)."""
 
 from __future__ import annotations
 
@@ -18,13 +19,13 @@ import torch
 
 from core.engine.results.run_result import RunResult
 from core.engine.results.units import Unit
-from core.engine.setting.fingerprint import ROOT, code_fingerprint
+from core.engine.setting.fingerprint import code_fingerprint
 from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.lesson3_vit_vs_cnn import PRESETS
 from core.lessons.lesson4_fixing_the_vit import BENCH, BENCH_PHASE
 from core.lessons.lesson5_real_handwriting import PRESETS as DIGIT_PRESETS
+from core.lessons.shipped_files import FINGERPRINTS, RESULTS_DIR, is_stamped, shipped_path, stamps
 
-RESULTS_DIR = ROOT / "results"
 # What ships precomputed: lesson 3's presets, lesson 4's bench and lesson 5's two tasks
 SHIPPED_CONFIGS: dict[str, GeneralizationConfig] = {
     **{p: PRESETS[p] for p in ("lesson", "exercise-1", "exercise-2", "exercise-3", "mlp", "splits-notebook",
@@ -44,28 +45,13 @@ REPLICATED = ("lesson", "exercise-1", "exercise-2", "exercise-3", "mlp", "splits
               "position-task", "remedies", "remedies-phase")
 
 
-def shipped_path(preset: str) -> Path:
-    return RESULTS_DIR / f"{preset}.json"
-
-
 def weights_path(preset: str) -> Path:
     return RESULTS_DIR / f"{preset}.weights.pt"
-
-
-FINGERPRINTS = RESULTS_DIR / "fingerprints.json"  # name -> the fingerprint of the code that made its file
-
-
-def stamps() -> dict[str, str]:
-    return json.loads(FINGERPRINTS.read_text()) if FINGERPRINTS.exists() else {}
 
 
 def stamp(name: str) -> None:
     """Record that ``name``'s shipped file is what this code makes."""
     FINGERPRINTS.write_text(json.dumps({**stamps(), name: code_fingerprint()}, indent=0, sort_keys=True) + "\n")
-
-
-def is_stamped(name: str) -> bool:
-    return stamps().get(name) == code_fingerprint()
 
 
 def save_shipped(preset: str, result: RunResult) -> Path:

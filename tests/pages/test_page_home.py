@@ -1,5 +1,11 @@
+import json
+import subprocess
+import sys
+
 from tests.apptest_helpers import assert_clean, page
+from tests.conftest import ROOT
 from ui.lesson_list import LESSONS
+from ui.warm_up import THREAD_NAME
 
 
 def test_home_has_a_card_per_lesson_in_order():
@@ -31,3 +37,36 @@ def test_home_shows_the_finding_as_a_picture_without_giving_away_lesson_3():
     card = next(md.value for md in at.markdown if "plus-vs-circle" in md.value)
     assert "generalizes" not in card and "chance" not in card and "Which one" in card
     assert ("Find out in lesson 3", "ViT_vs_CNN") in [(el.proto.label, el.proto.page) for el in at.get("page_link")]
+
+
+# A fresh process: which thread first asks for torch (and pandas), the page's or the warm-up's started after it (ui/warm_up.py)
+FIRST_DRAW = """
+import json, sys, threading
+asked = []
+
+class Watch:
+    def find_spec(self, name, path=None, target=None):
+        if name in ("torch", "pandas"):
+            asked.append((name, threading.current_thread().name))
+
+sys.meta_path.insert(0, Watch())
+from streamlit.testing.v1 import AppTest
+import ui.warm_up
+
+at = AppTest.from_file("app.py", default_timeout=300).run()
+drawn = len(at.get("plotly_chart")), [e.value for e in at.exception]
+ui.warm_up._thread.join(300)
+print(json.dumps({"drawn": drawn, "asked": asked, "imported": [m for m in ui.warm_up.page_imports()
+                                                              if m not in sys.modules]}))
+"""
+
+
+def test_the_home_page_is_drawn_without_torch_which_is_imported_in_the_background_after_it():
+    """A sleeping app's wake draws the home page without waiting for torch (docs/performance.md)."""
+    done = subprocess.run([sys.executable, "-c", FIRST_DRAW], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["drawn"] == [2, []]  # the puzzle's two maps, no error
+    # torch and pandas: only the warm-up asked for them, after the page
+    assert {thread for _, thread in seen["asked"]} == {THREAD_NAME} and "torch" in dict(seen["asked"]), seen["asked"]
+    assert seen["imported"] == []  # and the lesson pages' modules are loaded

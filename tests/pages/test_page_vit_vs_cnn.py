@@ -66,7 +66,7 @@ def test_tiny_preset_through_the_form_shows_results():
     open_section(at, "Accuracy and curves")
     assert len(at.get("plotly_chart")) >= 2  # bars, loss (and the test curve)
     assert len(all_charts(at)) >= 7  # and the 4 position maps, the gallery
-    assert len(at.get("download_button")) == 2
+    assert len(at.get("download_button")) == 3  # CSV, JSON, and the run as a notebook (ui.experiment_page)
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
     assert any("The CNN fit its training positions" in n and "95 % interval" in n for n in notes)
     # the prediction is judged against the ViT's interval, not just echoed

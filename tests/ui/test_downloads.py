@@ -9,7 +9,7 @@ import pandas as pd
 
 from core.engine.results.run_result import summary
 from core.lessons.shipped import load_fresh_shipped
-from ui.downloads import results_csv, rows_csv, run_json
+from ui.downloads import notebook_ipynb, results_csv, rows_csv, run_json
 
 LINK = "http://localhost:8501/ViT_vs_CNN?seeds=0-2"
 
@@ -38,3 +38,12 @@ def test_the_json_is_strict_and_carries_the_link_summary_verdicts_and_the_run():
 def test_rows_become_a_table():
     assert rows_csv([{"value": 1, "test_acc": 0.5}, {"value": 2, "test_acc": 0.75}]).splitlines() == [
         "value,test_acc", "1,0.5", "2,0.75"]
+
+
+def test_the_notebook_is_the_runs_setting_as_a_valid_notebook():
+    import nbformat
+
+    result = a_run()
+    nb = nbformat.reads(notebook_ipynb(result.config), as_version=4)
+    nbformat.validate(nb)
+    assert f"SEEDS = {result.config.train.seeds!r}" in nb.cells[2].source  # its run: tests/export/test_notebook.py

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from tests.apptest_helpers import page
-from ui.lesson_list import GLOSSARY, HOME, LESSONS, PAGES, lesson_of, nav_label, page_of
+from ui.lesson_list import GLOSSARY, HOME, LESSONS, PAGES, declared_exercises, lesson_of, nav_label, page_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,6 +33,21 @@ def test_every_page_finds_its_own_declaration(declared):
 def test_every_lesson_asks_its_modules_exercises(lesson):
     assert len(lesson.exercises) >= 2 and lesson_of(lesson.module) is lesson
     assert "exercise_panel(PAGE" in (ROOT / lesson.page).read_text()
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.url_path)
+def test_the_exercises_counted_in_a_lessons_source_are_its_modules(lesson):
+    assert lesson.exercise_count == len(lesson.exercises)  # the home page's cards count them without torch
+
+
+def test_exercises_that_cannot_be_counted_without_running_the_module_are_refused(tmp_path, monkeypatch):
+    (tmp_path / "built_lesson.py").write_text("EXERCISES = (*BASE, 'one')\n")
+    (tmp_path / "silent_lesson.py").write_text("QUESTIONS = ()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ValueError, match="not a literal tuple"):
+        declared_exercises("built_lesson")
+    with pytest.raises(ValueError, match="declares no EXERCISES"):
+        declared_exercises("silent_lesson")
 
 
 def test_an_undeclared_page_is_refused_by_name():

@@ -3,17 +3,24 @@ Plotly only: no Streamlit here, so figures can be tested alone."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 
 from ui.figures.image_figures import GRID_TRACE
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def figure_tables(fig: go.Figure) -> list[tuple[str, pd.DataFrame]]:
     """A figure's values as tables, one per trace: the "Show numbers" alternative to looking at a chart.
     Maps are tables as drawn (rows = y, columns = x); colour images give each pixel's "r, g, b" (0-255);
-    bars, lines and dots are (x, y) rows."""
+    bars, lines and dots are (x, y) rows. pandas is imported here, when the tables are asked for: the home page
+    draws without it (docs/performance.md)."""
+    import pandas as pd
+
     meta = fig.layout.meta
     if isinstance(meta, dict) and meta.get("table"):
         return [("one row per picture", pd.DataFrame(meta["table"]))]

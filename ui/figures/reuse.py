@@ -15,18 +15,25 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 import plotly.graph_objects as go
-import plotly.io as pio
 
 MAX_SPECS = 512  # figure specs kept per cache: a spec is a few KB to a few hundred KB (a digit mosaic)
 MAX_BYTES = 24 * 2**20  # and at most this much of them: the server's memory is a Cloud app's scarcest part
 
 
-class SpecCache:
-    """key -> a figure's plain spec (pickled), the least recently used dropped beyond ``size`` specs or
-    ``max_bytes``; thread-safe."""
+def properties(fig: go.Figure) -> bytes:
+    """A copy of the checked properties as Plotly holds them (NumPy arrays stay arrays: to_plotly_json would encode
+    them for the browser), pickled, so later changes to ``fig`` do not reach it."""
+    return pickle.dumps({"data": fig._data, "layout": fig._layout}, protocol=5)
 
-    def __init__(self, size: int = MAX_SPECS, max_bytes: int = MAX_BYTES):
+
+class SpecCache:
+    """key -> a figure's plain spec (pickled by ``pack``; each use gets ``unpack`` of it), the least recently used
+    dropped beyond ``size`` specs or ``max_bytes``; thread-safe."""
+
+    def __init__(self, size: int = MAX_SPECS, max_bytes: int = MAX_BYTES,
+                 pack: Callable[[go.Figure], bytes] = properties, unpack: Callable[[bytes], go.Figure] | None = None):
         self.size, self.max_bytes, self._specs, self._lock = size, max_bytes, OrderedDict(), threading.Lock()
+        self.pack, self.unpack = pack, unpack or unchecked
         self.bytes = self.hits = self.misses = 0
 
     def get(self, key: bytes) -> go.Figure | None:
@@ -37,12 +44,10 @@ class SpecCache:
                 return None
             self._specs.move_to_end(key)
             self.hits += 1
-        return unchecked(spec)
+        return self.unpack(spec)
 
     def put(self, key: bytes, fig: go.Figure) -> None:
-        # a copy of the checked properties as Plotly holds them (NumPy arrays stay arrays: to_plotly_json would encode
-        # them for the browser), so later changes to ``fig`` do not reach it
-        spec = pickle.dumps({"data": fig._data, "layout": fig._layout}, protocol=5)  # a copy: unpickled per use
+        spec = self.pack(fig)  # a copy: unpacked per use
         with self._lock:
             self.bytes += len(spec) - len(self._specs.get(key, b""))
             self._specs[key] = spec
@@ -91,18 +96,32 @@ def reused(make: Callable[..., go.Figure]) -> Callable[..., go.Figure]:
     return build
 
 
-SENT = SpecCache()
+class Finished(go.Figure):
+    """A finished figure as Streamlit reads it: Streamlit's ``st.plotly_chart`` asks a figure for ``to_dict()``
+    (``plotly.tools.return_figure_from_figure_or_data``) and sends that. This gives it its own copy of the finished
+    spec, without building a ``go.Figure`` from it again: the larger part of a chart's cost on every rerun
+    (docs/performance.md). Nothing else of a figure is read (tests/ui/figures/test_reuse.py checks both)."""
+
+    def __init__(self, pickled: bytes):  # no Figure.__init__: there is nothing to build
+        self._pickled = pickled
+
+    def to_dict(self) -> dict:
+        return pickle.loads(self._pickled)
+
+
+SENT = SpecCache(pack=lambda fig: pickle.dumps(fig.to_dict(), protocol=5), unpack=Finished)
 
 
 def finished(fig: go.Figure, finish: Callable[[go.Figure], None], *settings) -> go.Figure:
-    """``fig`` after ``finish(fig)`` (in place: the lab's look), done once per distinct figure and ``settings``:
-    a figure equal to one finished before gets a copy of that one."""
-    key = digest(pio.to_json(fig, validate=False), settings)
+    """``fig`` after ``finish(fig)`` (in place: the lab's look), done once per distinct figure and ``settings``,
+    for ``st.plotly_chart``: a figure equal to one finished before gets that one's spec (``Finished``). Equal: the same properties as Plotly holds them
+    (pickled, arrays included: far cheaper than its JSON)."""
+    key = digest(fig._data, fig._layout, settings)
     done = None if key is None else SENT.get(key)
     if done is None:
         finish(fig)
         if key is None:
             return fig
         SENT.put(key, fig)
-        done = SENT.get(key)
+        done = SENT.get(key)  # as every later use gets it
     return done

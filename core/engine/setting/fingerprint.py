@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import ast
 import hashlib
+from importlib.metadata import version
 from pathlib import Path
-
-import torch
 
 ROOT = Path(__file__).resolve().parents[3]  # the repository: where the ``core`` package lives
 TRAINING = ("core.engine.running.run",)
@@ -54,9 +53,15 @@ def import_closure(roots: tuple[str, ...] = TRAINING, root: Path = ROOT, package
     return found
 
 
+def torch_version() -> str:
+    """The installed torch's version (``torch.__version__``), read from its package metadata: a page can check a
+    shipped result's stamp without importing torch (the home page on a sleeping app's wake, docs/performance.md)."""
+    return version("torch")
+
+
 def code_fingerprint(roots: tuple[str, ...] = TRAINING, root: Path = ROOT) -> str:
     """A hash of the training code's import closure (names and bytes) and of torch's version."""
-    h = hashlib.sha256(torch.__version__.encode())
+    h = hashlib.sha256(torch_version().encode())
     for name, path in sorted(import_closure(roots, root).items()):
         h.update(name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]

@@ -39,3 +39,11 @@ def test_the_real_closure_holds_every_model_and_the_loop():
     assert {"core.engine.running.train", "core.models.registry", "core.models.remedies", "core.models.postnorm_vit",
             "core.nn.adam", "core.nn.seeded", "core.data.shapes"} <= set(closure)
     assert not [m for m in closure if m.startswith(("core.lessons", "core.inspect"))]
+
+
+def test_torchs_version_is_read_without_importing_it_and_is_torchs_own():
+    import torch
+
+    from core.engine.setting.fingerprint import torch_version
+
+    assert torch_version() == torch.__version__  # a stamp made with either reads the same

@@ -5,6 +5,7 @@ import json
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
+from plotly.tools import return_figure_from_figure_or_data
 
 from ui.figures import reuse
 from ui.figures.image_figures import image_with_patch_grid
@@ -39,9 +40,37 @@ def test_the_look_applied_once_is_the_look_applied_every_time():
     direct = lab_look(made(), settings={"height": 200})
     done = [reuse.finished(made(), lambda f: lab_look(f, settings={"height": 200}), False, {"height": 200})
             for _ in range(2)]
-    sent = [json.loads(pio.to_json(f, validate=False)) for f in (*done, direct)]
+    # what Streamlit sends: the spec of what return_figure_from_figure_or_data hands it
+    sent = [json.loads(pio.to_json(return_figure_from_figure_or_data(f, validate_figure=True), validate=False))
+            for f in (*done, direct)]
     assert sent[0] == sent[1] == sent[2]  # the same keys and values (Plotly may order keys otherwise)
-    assert "template" not in done[1].to_dict()["layout"] and isinstance(done[1].data[0].x, (list, tuple))
+    assert "template" not in done[1].to_dict()["layout"] and isinstance(done[1].to_dict()["data"][0]["x"], (list, tuple))
+    assert done[1].to_dict() is not done[1].to_dict()  # each use its own copy: Plotly's encoder changes what it sends
+
+
+def test_streamlit_sends_a_finished_figure_as_it_sends_the_figure_it_was_made_from():
+    """``reuse.Finished`` is read by Streamlit through ``to_dict`` alone: the element it sends is the same."""
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        import numpy as np
+        import plotly.graph_objects as go
+        import streamlit as st
+
+        from ui.figures import reuse
+        from ui.figures.theme import lab_look
+
+        def made():
+            return go.Figure(go.Heatmap(z=np.arange(6.0).reshape(2, 3)), layout=dict(title="t"))
+
+        st.plotly_chart(lab_look(made(), settings={"height": 200}), theme=None, key="direct")
+        for key in ("first", "again"):
+            st.plotly_chart(reuse.finished(made(), lambda f: lab_look(f, settings={"height": 200}), False, "s"),
+                            theme=None, key=key)
+
+    at = AppTest.from_function(page).run()
+    specs = [json.loads(e.proto.spec) for e in at.get("plotly_chart")]
+    assert len(specs) == 3 and specs[0] == specs[1] == specs[2]
 
 
 def test_arguments_that_cannot_be_keyed_build_every_time_and_the_cache_is_bounded():
