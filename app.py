@@ -12,4 +12,4 @@ before_page()  # a learner's progress and predictions, read back from their brow
 st.navigation([st.Page(p.page, title=nav_label(p), icon=p.icon, default=p.home, url_path=None if p.home else p.url_path)
                for p in PAGES]).run()
 after_page()  # and kept there (ui/browser_store.py)
-warm_up()  # torch and the lesson pages' modules, imported in the background after the first page (ui/warm_up.py)
+warm_up()  # torch, imported in the background after the first page (ui/warm_up.py)

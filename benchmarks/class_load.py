@@ -132,6 +132,8 @@ class Session:
                 self.metrics, self.exceptions, self.drawn, self.sent = {}, [], 0, Counter()
             elif kind == "delta":
                 self.read(fm.delta, len(raw))
+            elif kind == "page_info_changed":  # the address's new query string, which a browser sends back
+                self.query = fm.page_info_changed.query_string
             elif kind == "script_finished" and fm.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                 return time.perf_counter() - start
 
@@ -169,6 +171,7 @@ def expected_difference(seed: int) -> str:
 
 
 PATCHIFY_TABS = 3
+RERUN_LIMIT = 120.0  # seconds: a rerun not finished by then counts as a failed session, not a hung benchmark
 
 
 async def browse(bases: list[str], n: int, seconds: float, action: str = "seed", spread: bool = False) -> dict:
@@ -177,11 +180,11 @@ async def browse(bases: list[str], n: int, seconds: float, action: str = "seed",
     "section" opens another tab or follows another patch (inside the page's section: that section re-runs alone).
     ``spread``: each learner connects from an address of its own (nginx's ip_hash keys on the first three octets:
     from one address every learner would reach one replica)."""
-    times, wrong, errors = [], 0, 0
+    times, wrong, errors = [], [], 0
     expected: dict[int, str] = {}
 
     async def learner(i: int) -> None:
-        nonlocal wrong, errors
+        nonlocal errors
         rng = random.Random(i)
         source = f"127.{1 + i // 250}.{1 + i % 250}.1" if spread else None
         s = Session(bases[i % len(bases)], "Patchify", "", source)
@@ -192,15 +195,18 @@ async def browse(bases: list[str], n: int, seconds: float, action: str = "seed",
                 await asyncio.sleep(rng.uniform(2, 6))
                 if action == "seed":
                     seed = rng.randrange(10_000)
-                    times.append(await s.rerun(weight_seed=seed))
+                    times.append(await asyncio.wait_for(s.rerun(weight_seed=seed), RERUN_LIMIT))
                     if seed not in expected:
                         expected[seed] = expected_difference(seed)
-                    wrong += s.metrics.get("max |linear − conv|") != expected[seed] or bool(s.exceptions)
+                    shown = s.metrics.get("max |linear − conv|")
+                    if shown != expected[seed] or s.exceptions:
+                        wrong.append(f"seed {seed}: shown {shown}, expected {expected[seed]}; {s.exceptions[:1]}")
                 else:
                     change = ({"patchify_view": rng.randrange(PATCHIFY_TABS)} if rng.random() < 0.5 else
                               {"chosen_16": rng.randrange(16)})
-                    times.append(await s.rerun(**change))
-                    wrong += bool(s.exceptions) or not s.drawn
+                    times.append(await asyncio.wait_for(s.rerun(**change), RERUN_LIMIT))
+                    if s.exceptions or not s.drawn:
+                        wrong.append(f"{change}: {s.drawn} elements; {s.exceptions[:1]}")
             await s.close()
         except (TimeoutError, OSError, websockets.WebSocketException):
             errors += 1
@@ -258,7 +264,8 @@ def main() -> None:
                 for n in args.sessions:
                     r = asyncio.run(browse(bases, n, args.seconds, action, spread=args.replicas > 1))
                     print(f"browse ({action}), {n} sessions, {args.seconds:.0f} s: {r['reruns']} reruns, p50 "
-                          f"{r['p50']:.2f} s, p95 {r['p95']:.2f} s; wrong {r['wrong']}, sessions failed {r['errors']}",
+                          f"{r['p50']:.2f} s, p95 {r['p95']:.2f} s; wrong {len(r['wrong'])}, sessions failed {r['errors']}"
+                          + "".join(f"\n  wrong: {w}" for w in r["wrong"][:3]),
                           flush=True)
                     if knee is None and r["p95"] > 1:
                         knee = n
