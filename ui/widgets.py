@@ -176,7 +176,7 @@ def plot(fig: go.Figure, where, *, key: str | None = None, on_select=None) -> No
     point selects it and runs ``on_select``. The one place a chart is sent. The figure is changed in place, or, equal
     to one sent before, sent as a copy of that one (``figures.reuse``: its layout and look are worked out once per
     server, not on every rerun)."""
-    title = fig.layout.title.text
+    title = reuse.title(fig)
     if title:
         where.markdown(f"**{title}**")
     selectable = on_select is not None
@@ -188,7 +188,7 @@ def plot(fig: go.Figure, where, *, key: str | None = None, on_select=None) -> No
 def chart(fig: go.Figure, where=None, *, key: str | None = None) -> None:
     """Draw a figure (``plot``) and, when "Show numbers" is on, the figure's values as a table below it."""
     where = where or st.container()
-    title = fig.layout.title.text
+    title = reuse.title(fig)
     tables = figure_tables.figure_tables(fig) if st.session_state.get("numbers") else []
     # Two figures can be equal once their titles are gone (a CNN's plus and circle maps): the title keys them
     plot(fig, where, key=key or (f"chart:{title}" if title else None))

@@ -31,9 +31,10 @@ class SpecCache:
     dropped beyond ``size`` specs or ``max_bytes``; thread-safe."""
 
     def __init__(self, size: int = MAX_SPECS, max_bytes: int = MAX_BYTES,
-                 pack: Callable[[go.Figure], bytes] = properties, unpack: Callable[[bytes], go.Figure] | None = None):
+                 pack: Callable[[go.Figure], bytes] = properties,
+                 unpack: Callable[[bytes, bytes], go.Figure] | None = None):
         self.size, self.max_bytes, self._specs, self._lock = size, max_bytes, OrderedDict(), threading.Lock()
-        self.pack, self.unpack = pack, unpack or unchecked
+        self.pack, self.unpack = pack, unpack or (lambda spec, key: unchecked(spec))
         self.bytes = self.hits = self.misses = 0
 
     def get(self, key: bytes) -> go.Figure | None:
@@ -44,7 +45,7 @@ class SpecCache:
                 return None
             self._specs.move_to_end(key)
             self.hits += 1
-        return self.unpack(spec)
+        return self.unpack(spec, key)
 
     def put(self, key: bytes, fig: go.Figure) -> None:
         spec = self.pack(fig)  # a copy: unpacked per use
@@ -74,12 +75,48 @@ def digest(*parts) -> bytes | None:
         return None
 
 
-BUILT = SpecCache()
+class Built(go.Figure):
+    """A figure from the cache that becomes a ``go.Figure`` only when something reads or changes it. Building one
+    from its spec is most of what a cached figure still costs on a rerun (a bench's maps, tens of traces); a figure
+    sent as it came (``widgets.plot``: its title and ``finished``'s key read without building) never pays it. On its
+    first use it builds itself and is a plain ``go.Figure`` from then on (its class changed), so what reads it after
+    pays nothing more."""
+
+    def __init__(self, pickled: bytes, key: bytes):  # no Figure.__init__ yet: see _build
+        object.__getattribute__(self, "__dict__").update(_lazy_spec=pickled, _lazy_key=key)
+
+    def __getattribute__(self, name: str):
+        state = object.__getattribute__(self, "__dict__")
+        if name in state and name.startswith("_lazy_"):
+            return state[name]
+        if "_lazy_spec" in state:  # anything else: built now
+            spec = pickle.loads(state.pop("_lazy_spec"))
+            del state["_lazy_key"]
+            object.__setattr__(self, "__class__", go.Figure)
+            go.Figure.__init__(self, spec, _validate=False)
+            if "template" not in spec["layout"]:  # as ``unchecked``
+                self._layout.pop("template", None)
+        return object.__getattribute__(self, name)
+
+
+def untouched_key(fig: go.Figure) -> bytes | None:
+    """The cache key of a figure that came from ``reused`` and was not read or changed since, else None."""
+    return fig._lazy_key if type(fig) is Built else None
+
+
+def title(fig: go.Figure) -> str | None:
+    """The figure's title, without building an untouched one."""
+    if type(fig) is Built:
+        return (pickle.loads(fig._lazy_spec)["layout"].get("title") or {}).get("text")
+    return fig.layout.title.text
+
+
+BUILT = SpecCache(unpack=Built)
 
 
 def reused(make: Callable[..., go.Figure]) -> Callable[..., go.Figure]:
     """``make`` (a pure figure function of plain data) built once per distinct arguments; each call gets its own
-    figure to change."""
+    figure to change (``Built``: made a ``go.Figure`` when first read)."""
     name = f"{make.__module__}.{make.__qualname__}"
 
     @functools.wraps(make)
@@ -109,14 +146,15 @@ class Finished(go.Figure):
         return pickle.loads(self._pickled)
 
 
-SENT = SpecCache(pack=lambda fig: pickle.dumps(fig.to_dict(), protocol=5), unpack=Finished)
+SENT = SpecCache(pack=lambda fig: pickle.dumps(fig.to_dict(), protocol=5), unpack=lambda spec, key: Finished(spec))
 
 
 def finished(fig: go.Figure, finish: Callable[[go.Figure], None], *settings) -> go.Figure:
     """``fig`` after ``finish(fig)`` (in place: the lab's look), done once per distinct figure and ``settings``,
     for ``st.plotly_chart``: a figure equal to one finished before gets that one's spec (``Finished``). Equal: the same properties as Plotly holds them
     (pickled, arrays included: far cheaper than its JSON)."""
-    key = digest(fig._data, fig._layout, settings)
+    built = untouched_key(fig)
+    key = digest(built, settings) if built is not None else digest(fig._data, fig._layout, settings)
     done = None if key is None else SENT.get(key)
     if done is None:
         finish(fig)
