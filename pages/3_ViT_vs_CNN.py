@@ -7,6 +7,7 @@ import streamlit as st
 from core.data.shapes import make_dataset
 from core.engine.results.run_result import RunResult
 from core.engine.running.train import train
+from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.lesson3_vit_vs_cnn import CONTROLS, PREDICTION, PRESET_NOTES, PRESETS, SWEEPS, notes
 from core.models.cnn import CNNClassifier
 from core.models.postnorm_vit import PostNormViT
@@ -28,6 +29,7 @@ from ui.result_sections import (
     per_seed_table,
     results_header,
 )
+from ui.server_runs import run_id
 from ui.training import sweep_live
 from ui.url_state import named
 from ui.what_broke_section import what_broke
@@ -65,9 +67,15 @@ BACKGROUND = (
 
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def cached_notes(cfg: GeneralizationConfig, identity: tuple, _result: RunResult) -> list[str]:
+    """``notes`` once per run, not on every rerun of the page: the run is not hashed, its identity is."""
+    return notes(_result)
+
+
 def what_to_notice(result: RunResult) -> None:
     st.subheader("What to notice")
-    bullets(notes(result))  # written from the run's numbers (core: lesson3_vit_vs_cnn.notes)
+    bullets(cached_notes(result.config, run_id(result), result))  # from the run's numbers (lesson3_vit_vs_cnn.notes)
 
 
 @fragment

@@ -21,7 +21,7 @@ from core.models.model_config import ModelConfig
 from core.models.registry import build
 from ui.downloads import results_csv, run_json
 from ui.figures import image_figures, model_figures
-from ui.server_runs import trains_on_workers
+from ui.server_runs import run_id, trains_on_workers
 from ui.url_state import named
 from ui.widgets import URL, chart, static_table
 
@@ -83,6 +83,12 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
     behaviour_table(result, v)
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_answers(cfg: GeneralizationConfig, identity: tuple, model: str, _result: RunResult):
+    """``answers`` once per run and model, not on every rerun of the page (the run's identity keys it)."""
+    return answers(_result, model)
+
+
 def _said(v: Verdict) -> str:
     return phrase(v.band, v.chance, "best", v.interval is v.best)
 
@@ -95,7 +101,7 @@ def behaviour_table(result: RunResult, v: dict[str, Verdict]) -> None:
     unseen = verdicts(result, {m: model_figures.label(m) for m in result.config.models}, "unseen map")
     rows = {}
     for m, verdict in v.items():
-        said = answers(result, m)
+        said = cached_answers(result.config, run_id(result), m, result)
         u = unseen.get(m)
         rows[model_figures.label(m)] = {
             "test set": f"{verdict.interval.outcomes}; mean {verdict.interval} · {_said(verdict)}",
