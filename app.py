@@ -3,19 +3,13 @@
 
 import streamlit as st
 
-from ui.warm_up import IMPORTING, import_for, warm_up  # the standard library only: safe from any thread
-
-with IMPORTING:  # the lab's modules, imported by one session's thread at a time (ui/warm_up.py)
-    from ui.browser_store import after_page, before_page
-    from ui.lesson_list import PAGES, nav_label
+from ui.browser_store import after_page, before_page
+from ui.lesson_list import PAGES, nav_label
+from ui.warm_up import warm_up
 
 st.set_page_config(page_title="ViT Lab", page_icon="🔬", layout="wide", initial_sidebar_state="auto")
 before_page()  # a learner's progress and predictions, read back from their browser after a reload
-page = st.navigation([st.Page(p.page, title=nav_label(p), icon=p.icon, default=p.home,
-                             url_path=None if p.home else p.url_path) for p in PAGES])
-shown = next((p for p in PAGES if (p.url_path or "") == (page.url_path or "")), None)
-if shown is not None:  # its modules imported first, one thread at a time (ui/warm_up.py)
-    import_for(shown.page, lesson=bool(shown.module))
-page.run()
+st.navigation([st.Page(p.page, title=nav_label(p), icon=p.icon, default=p.home, url_path=None if p.home else p.url_path)
+               for p in PAGES]).run()
 after_page()  # and kept there (ui/browser_store.py)
 warm_up()  # torch, imported in the background after the first page (ui/warm_up.py)
