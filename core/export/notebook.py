@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import base64
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import MISSING, fields, is_dataclass
@@ -158,9 +159,18 @@ def embedded_digits() -> str:
 
 
 # ---------------------------------------------------------------- the cells written here
-def setting_cell(cfg: GeneralizationConfig, calls: dict[str, str], command: str) -> str:
-    data = wrapped("DATA = dict(", [f"{f.name}={getattr(cfg.data, f.name)!r}" for f in fields(cfg.data)], "    ")
-    models = "".join(f"    {name!r}: lambda seed: {call},\n" for name, call in calls.items())
+def setting_cell(cfg: GeneralizationConfig, calls: dict[str, str], command: str, classes: dict[type, None]) -> str:
+    """The setting as a few lines a learner changes for homework: the image size written once (the data and every
+    model read it), each settings dataclass's fields listed (what a model's call may change, α among them)."""
+    size = cfg.data.img_size
+    data = wrapped("DATA = dict(", [f"{f.name}=IMG_SIZE" if f.name == "img_size" else
+                                    f"{f.name}={getattr(cfg.data, f.name)!r}" for f in fields(cfg.data)], "    ")
+    size_argument = re.compile(rf"\bimg_size={size}\b")  # a model's canvas: the same IMG_SIZE as the data's
+    models = "".join(f"    {name!r}: lambda seed: {size_argument.sub('img_size=IMG_SIZE', call)},\n"
+                     for name, call in calls.items())
+    options = "".join(f"# {c.__name__}'s fields, with their defaults: "
+                      + ", ".join(f"{f.name}={f.default!r}" for f in fields(c) if f.default is not MISSING) + "\n"
+                      for c in classes if is_dataclass(c))
     return (
         "from __future__ import annotations  # as every module of the lab: annotations are never evaluated\n\n"
         "import torch\n\n"
@@ -170,9 +180,11 @@ def setting_cell(cfg: GeneralizationConfig, calls: dict[str, str], command: str)
         + f"SEEDS = {cfg.train.seeds!r}  # each seed fixes a model's starting weights\n"
         f"EPOCHS = {cfg.train.epochs!r}  # full-batch steps\n"
         f"LR = {cfg.train.lr!r}  # Adam's learning rate\n"
+        f"IMG_SIZE = {size!r}  # the canvas, in pixels a side: the data and every model read it\n"
         f"{data}\n"
         "# Each model as the lab's registry builds it (core/models/registry.py): its class with this setting's sizes,\n"
         "# its weights drawn from a generator seeded with the seed. The classes are defined in section 3.\n"
+        f"{options}"
         f"MODELS = {{\n{models}}}\n")
 
 
@@ -282,7 +294,8 @@ def title_words(cfg: GeneralizationConfig, command: str) -> str:
         "figures. Matplotlib rather than the lab's Plotly keeps the notebook small: its figures are saved as small "
         "PNG images, while a Plotly figure saved in a notebook carries Plotly's JavaScript library (megabytes).\n\n"
         f"Made with torch {torch.__version__}. Another torch version or another processor may round differently, "
-        "and a training that balances on a knife's edge (the lesson's seed 2 ViT) can then end elsewhere.\n\n"
+        "and a training that balances on a knife's edge (as some seeds of the lesson's ViT do) can then end "
+        "elsewhere.\n\n"
         "1. The setting · 2. The data · 3. The models · 4. Training · 5. Each seed's accuracies · "
         "6. The generalization map")
 
@@ -335,7 +348,9 @@ def model_words(cfg: GeneralizationConfig) -> str:
         "`torch.manual_seed(seed)` and the constructor would draw it). A ViT cuts the image into patches "
         f"(*{PAGES[1]}*) and adds a position table that tells attention where each patch was (*{PAGES[2]}*); "
         f"the ViT against the CNN is *{PAGES[3]}*"
-        + (f", and each change to them is one of the remedies of *{PAGES[4]}*" if _remedies(cfg) else "")
+        + (f", and each change to them is one of the remedies of *{PAGES[4]}*" if _remedies(cfg) else
+           f". The ViT's class can switch on the remedies of *{PAGES[4]}*, so their building blocks come with it; "
+           "this setting leaves them off")
         + f".\n{models}")
 
 
@@ -354,8 +369,8 @@ TRAINING_WORDS = (
     "often it was drawn: the same loss and gradient as the mean over every draw, up to float rounding, and this "
     f"rounding is the lab's. *{PAGES[3]}*, exercise 1: ten times the data, and the same distinct images.\n\n"
     "The notebook calls `train` as `python -m core generalization --json` does: no progress callback, no test points "
-    "during "
-    "training. Each model trains in seconds to minutes on one thread.")
+    "during training (`train`'s `callback`, `eval_every` and `chunk_size` are how the lab's pages follow a run; they "
+    "stay at their defaults here). Each model trains in seconds to minutes on one thread.")
 
 
 def accuracy_words(cfg: GeneralizationConfig) -> str:
@@ -386,7 +401,7 @@ def notebook_for(cfg: GeneralizationConfig, command: str = "") -> nbformat.Noteb
     models = source.take(names=[where(c) for c in classes],
                          through_module=[where(seeded.generator)])
     training = source.take(names=[where(train)])
-    setting = setting_cell(cfg, calls, command)
+    setting = setting_cell(cfg, calls, command, classes)
     _check_written(source, (setting, *WRITTEN))
     cells = [v4.new_markdown_cell(title_words(cfg, command)),
              v4.new_markdown_cell(setting_words(cfg)), _code(setting),
