@@ -176,7 +176,12 @@ def plot(fig: go.Figure, where, *, key: str | None = None, on_select=None) -> No
     point selects it and runs ``on_select``. The one place a chart is sent. The figure is changed in place, or, equal
     to one sent before, sent as a copy of that one (``figures.reuse``: its layout and look are worked out once per
     server, not on every rerun)."""
-    title = reuse.title(fig)
+    _send(fig, where, reuse.title(fig), key, on_select)
+
+
+def _send(fig: go.Figure, where, title: str | None, key: str | None, on_select) -> None:
+    """``plot`` with the figure's title already read (reading an untouched cached figure's title unpickles its
+    spec: ``chart`` reads it once for both)."""
     if title:
         where.markdown(f"**{title}**")
     selectable = on_select is not None
@@ -191,7 +196,7 @@ def chart(fig: go.Figure, where=None, *, key: str | None = None) -> None:
     title = reuse.title(fig)
     tables = figure_tables.figure_tables(fig) if st.session_state.get("numbers") else []
     # Two figures can be equal once their titles are gone (a CNN's plus and circle maps): the title keys them
-    plot(fig, where, key=key or (f"chart:{title}" if title else None))
+    _send(fig, where, title, key or (f"chart:{title}" if title else None), None)
     for caption, table in tables:
         where.caption(caption)
         where.dataframe(table, width="stretch")
