@@ -151,11 +151,22 @@ def click_away(page, button, timeout: float = 300) -> None:
 
 
 def revealed_metric(page, label: str, timeout: float = 180) -> str:
-    """On lesson 3: reveal the result on screen (skipping the prediction) and read the metric ``label``."""
-    page.get_by_role("button", name="Show the result without predicting").click(timeout=timeout * 1000)
+    """On lesson 3: reveal the result on screen (skipping the prediction) and read the metric ``label``. A reload
+    may find it revealed already: the learner's browser keeps the skip (ui/browser_store.py) and hands it back in a
+    rerun, which can replace the button before it is clicked."""
     metric = page.locator("[data-testid=stMetric]", has_text=label)
-    metric.wait_for(timeout=timeout * 1000)
-    return metric.inner_text()
+    skip = page.get_by_role("button", name="Show the result without predicting")
+    deadline = time.monotonic() + timeout
+    while not metric.count():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no {label!r} metric and no way to reveal it in {timeout} s")
+        if skip.count():
+            try:
+                skip.first.click(timeout=5_000)
+            except Exception:  # replaced by the rerun that restored the skip: the metric comes with it
+                pass
+        page.wait_for_timeout(200)
+    return metric.first.inner_text()
 
 
 def require_browser():
