@@ -112,9 +112,11 @@ def form_commands() -> dict[str, FormCommand]:
 def form_config(args: argparse.Namespace):
     """The config a form command's flags set: its preset with every given flag applied, validated once."""
     from core.lessons.controls import config_from_args
+    from core.lessons.own_experiment import check_own_flags
 
     if getattr(args, "workers", None) is not None and args.workers < 0:
         raise ValueError(f"--workers must be >= 0, got {args.workers}")
+    check_own_flags(args)
     form = args.form
     return config_from_args(form.presets[getattr(args, "preset", None) or next(iter(form.presets))], form.controls,
                             args)

@@ -11,6 +11,7 @@ import torch
 
 from core.data.centre_range import check_range
 from core.data.datasets import Dataset, dataset
+from core.data.own_split import bounding_range, check_split_fits, make_split
 
 MAX_IMAGES = 100_000
 
@@ -28,6 +29,11 @@ class DataConfig:
     # within train_range; the test is every other centre of the canvas. () is the notebook's split by ranges.
     phases: tuple[int, ...] = ()
     phase_period: int = 4
+    # A split of one's own (core/data/own_split.py): (training centres, test centres), each a set of (cx, cy) in row
+    # order; () for the ranges or the phase split. With it, the ranges are what its two sets span.
+    split: tuple[tuple[tuple[int, int], ...], ...] = ()
+    # The learner's own classes (dataset "own"), in their one link text (core/data/own_classes.py); "" the default
+    own_classes: str = ""
 
     def __post_init__(self) -> None:
         for name in ("n_train", "n_test"):
@@ -40,7 +46,16 @@ class DataConfig:
             raise ValueError(f"data_seed must be in 0..2**32-1, got {self.data_seed}")
         object.__setattr__(self, "train_range", tuple(self.train_range))
         object.__setattr__(self, "test_range", tuple(self.test_range))
-        kind = dataset(self.dataset)  # unknown names raise here
+        object.__setattr__(self, "split", self.split or ())
+        # The learner's classes, read only where the dataset is theirs, kept as their one text: one run, one key
+        kind = dataset(self.dataset).with_classes(self.own_classes)  # unknown names and bad classes raise here
+        object.__setattr__(self, "own_classes", kind.own_text)
+        if not kind.centres(self.img_size):
+            raise ValueError(f"{kind.pattern}: it fits a {self.img_size}x{self.img_size} image at no centre")
+        if self.split:
+            self._check_split(kind)
+            self._check_places(kind)
+            return
         check_range(self.train_range, kind.centres(self.img_size), self.img_size, kind.pattern, "training position range")
         if self.phases:
             self._check_phases(kind)
@@ -58,6 +73,19 @@ class DataConfig:
                              "positions, " + (f"within {' or '.join(free)}" if free else
                                               f"so leave some of {lo}..{hi} out of the training range"))
         self._check_places(kind)
+
+    def _check_split(self, kind: Dataset) -> None:
+        if self.phases:
+            raise ValueError("a split of your own and the phase split both choose the training centres: give one")
+        if not isinstance(self.split, tuple | list) or len(self.split) != 2:
+            raise ValueError("a split of your own is two sets of centres, the training centres and the test centres")
+        split = make_split(*self.split)  # each set once, in row order: one run, one key
+        check_split_fits(split, kind.centres(self.img_size), self.img_size, kind.pattern)
+        object.__setattr__(self, "split", (split.train, split.test))
+        # what the split spans, read by the pages' sentences and boxes; set from it, so never a second key
+        object.__setattr__(self, "train_range", bounding_range(split.train))
+        object.__setattr__(self, "test_range", bounding_range(split.test))
+        object.__setattr__(self, "phase_period", 4)
 
     def _check_phases(self, kind: Dataset) -> None:
         P, phases = self.phase_period, tuple(sorted(set(self.phases)))
@@ -97,20 +125,27 @@ class DataConfig:
                                 "teach where a shape is") + f"; {way_out}")
 
     def trains_at(self, c: int) -> bool:
-        """Whether a centre coordinate (cx or cy) is one training centres take."""
+        """Whether a centre coordinate (cx or cy) is one training centres take (a split of one's own: one some
+        training centre has, in x or in y)."""
+        if self.split:
+            return any(c in centre for centre in self.train_positions)
         return self.train_range[0] <= c <= self.train_range[1] and (
             not self.phases or c % self.phase_period in self.phases)
 
     @property
     def train_positions(self) -> tuple[tuple[int, int], ...]:
         """Every (cx, cy) the training set may draw."""
+        if self.split:
+            return self.split[0]
         axis = [c for c in self.kind.centres(self.img_size) if self.trains_at(c)]
         return tuple((cx, cy) for cy in axis for cx in axis)
 
     @property
     def test_positions(self) -> tuple[tuple[int, int], ...]:
         """Every (cx, cy) the test set may draw: the test range's square, or (phase split) every centre that is
-        not a training position."""
+        not a training position; a split of one's own: its test centres."""
+        if self.split:
+            return self.split[1]
         if not self.phases:
             axis = range(self.test_range[0], self.test_range[1] + 1)
             return tuple((cx, cy) for cy in axis for cx in axis)
@@ -119,9 +154,17 @@ class DataConfig:
         return tuple((cx, cy) for cy in axis for cx in axis if (cx, cy) not in seen)
 
     @property
+    def drawn_at(self) -> tuple:
+        """(where the training set is drawn, where the test set is): the ranges for the notebook's split (its draws,
+        the lesson's), else every position each may take."""
+        if self.phases or self.split:
+            return self.train_positions, self.test_positions
+        return self.train_range, self.test_range
+
+    @property
     def kind(self) -> Dataset:
         """What is drawn at a centre, its classes and where it fits."""
-        return dataset(self.dataset)
+        return dataset(self.dataset).with_classes(self.own_classes)
 
 
 @dataclass(frozen=True)
@@ -139,7 +182,7 @@ class Data:
 def make_data(d: DataConfig) -> Data:
     """One generator for every draw, training first: with data_seed 1 the shapes are the lesson's images."""
     kind = d.kind
-    train_at, test_at = (d.train_positions, d.test_positions) if d.phases else (d.train_range, d.test_range)
+    train_at, test_at = d.drawn_at
     tr, te, grid = kind.draw(np.random.default_rng(d.data_seed), d.n_train, train_at, d.n_test, test_at, d.img_size)
     label_type = torch.float32 if kind.outputs == 1 else torch.int64  # binary cross-entropy, or cross-entropy
 
@@ -166,6 +209,6 @@ def distinct_training_images(d: DataConfig) -> int:
 
 def max_distinct_training_images(d: DataConfig) -> int:
     """An upper bound on ``distinct_training_images`` without drawing the data (for planning)."""
-    if d.phases:
+    if d.phases or d.split:
         return min(d.n_train, d.kind.patterns() * len(d.train_positions))
     return min(d.n_train, d.kind.possible_images(d.train_range))

@@ -6,17 +6,21 @@ Two classes make the lesson's binary task (one logit); more make a K-way task (K
 
 A class is what is drawn (a plus, a digit 7), except in the position task (``where``): there the lesson's shapes
 are labelled by where they are (``Dataset.place``), so the map holds one class per centre, not every class.
+
+The learner's own classes (``own``) are the one dataset whose classes a config chooses: its ``Dataset.own`` makes the
+fields for the classes of ``DataConfig.own_classes`` (``Dataset.with_classes``); registered, it holds the default.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
 
-from core.data import digits, halves, shapes
+from core.data import digits, halves, own_dataset, shapes
 
 
 class Placed(Protocol):
@@ -47,6 +51,19 @@ class Dataset:
     patterns: Callable[[], int]  # distinct patterns the training set can draw from (for an upper bound)
     example: Example
     place: Place | None = None  # None: the class is what is drawn; else the class is where it is drawn
+    # The learner's own classes: their link text -> the fields above and own_text for them (core/data/own_dataset.py).
+    # None: the classes are fixed.
+    own: Callable[[str], dict] | None = None
+    own_text: str = ""  # the learner's classes this dataset draws, in their one link text ("" where classes are fixed)
+
+    def with_classes(self, text: str) -> Dataset:
+        """This dataset drawing the classes of ``text`` (``DataConfig.own_classes``) where its classes are the
+        learner's; itself where they are fixed."""
+        if self.own is None:
+            return self
+        if not isinstance(text, str):
+            raise ValueError(f"the classes of dataset {self.name!r} are their link text, got {type(text).__name__}")
+        return _with_classes(self, text)
 
     def name_of(self, index: int) -> str:
         """Class ``index`` as a page says it: "plus", "digit 7"."""
@@ -83,6 +100,11 @@ class Dataset:
         """How many different training images centres in the inclusive ``position_range`` allow."""
         k = position_range[1] - position_range[0] + 1
         return self.patterns() * k * k
+
+
+@lru_cache(maxsize=64)
+def _with_classes(kind: Dataset, text: str) -> Dataset:
+    return replace(kind, **kind.own(text))
 
 
 DATASETS: dict[str, Dataset] = {}
@@ -166,3 +188,6 @@ register(Dataset("where", "where: left or right half", "shapes", halves.CLASSES,
                  shapes.PATTERN, _where, lambda: len(shapes.SHAPES),
                  lambda data_seed, index, cx, cy, size: shapes.make_image(shapes.SHAPES[0], cx, cy, size),
                  place=halves.half))
+# The learner's own classes (core/data/own_classes.py), drawn where the lesson draws its shapes; registered with the
+# default classes ("": the lesson's plus and circle as drawings), a config's own_classes chooses theirs
+register(Dataset("own", "your own classes", own=own_dataset.own_fields, **own_dataset.own_fields("")))

@@ -84,7 +84,7 @@ def _pattern(image: np.ndarray) -> bytes:
 def training_examples(d: DataConfig) -> tuple[TrainingExample, ...]:
     """One training image of each class the training set holds, in class order (see the module's docstring)."""
     kind = d.kind
-    train_at, test_at = (d.train_positions, d.test_positions) if d.phases else (d.train_range, d.test_range)
+    train_at, test_at = d.drawn_at
     train = kind.draw(np.random.default_rng(d.data_seed), d.n_train, train_at, d.n_test, test_at, d.img_size)[0]
     middle = np.mean(np.array(d.train_positions, dtype=np.float64), axis=0)  # (2,): the middle (cx, cy)
     far = ((np.asarray(train.centres, dtype=np.float64) - middle) ** 2).sum(axis=1)  # (n,)
@@ -111,6 +111,9 @@ def filled(example: TrainingExample) -> bool:
 
 def _centres(d: DataConfig) -> str:
     lo, hi = d.train_range
+    if d.split:
+        n = len(d.train_positions)
+        return f"centred at the {n} training centre{'s' * (n != 1)} of your own split (cx and cy in {lo}..{hi})"
     if not d.phases:
         return f"centred at cx and cy in {lo}..{hi}"
     offsets = ", ".join(map(str, d.phases[:-1])) + (" or " if len(d.phases) > 1 else "") + str(d.phases[-1])

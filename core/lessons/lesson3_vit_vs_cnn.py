@@ -23,6 +23,7 @@ from core.lessons.controls import Control
 from core.lessons.exercise import Answer
 from core.lessons.experiment_parts import FITS, Lookup, PresetExercise, against, phases_control
 from core.lessons.model_cards import label
+from core.lessons.own_experiment import OWN_CONTROLS
 from core.lessons.prediction import Prediction
 from core.models.model_config import ATTN_IMPLS, GLOBAL_POOLS, POS_EMBEDS, ModelConfig
 from core.models.registry import REGISTRY, spec
@@ -168,6 +169,7 @@ CLI_CONTROLS: tuple[Control, ...] = (
     Control("image_size", "data.img_size", "Image size (pixels)", "slider", bounds=(8, 64)),
     Control("data_seed", "data.data_seed", "Data seed (the lesson's images: 1)", "slider", bounds=(0, 2**32 - 1)),
     Control("attn_impl", "model.attn_impl", "Attention implementation", "selectbox", ATTN_IMPLS),
+    *OWN_CONTROLS,  # your own classes and split: --dataset own --drawings FILE --split FILE
 )
 
 def _seeds(result: RunResult, model: str) -> str:

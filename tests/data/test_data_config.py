@@ -1,6 +1,8 @@
 """core/data/data_config.py: the phase split (training only at some offsets within a patch, the test at
 every other centre) beside the notebook's split by ranges."""
 
+from dataclasses import replace
+
 import pytest
 
 from core.data.data_config import DataConfig, make_data, max_distinct_training_images
@@ -51,3 +53,44 @@ def test_the_position_task_is_allowed_where_training_and_test_reach_both_halves(
                                                                           phases=(0, 1, 2))):
         assert {cx >= 8 for cx, _ in d.train_positions} == {cx >= 8 for cx, _ in d.test_positions} == {False, True}
         assert max_distinct_training_images(d) == 2 * len(d.train_positions)  # an image: its shape and centre
+
+
+
+def test_a_split_of_ones_own_is_kept_once_in_row_order_and_its_ranges_are_what_it_spans():
+    train, test = [(6, 5), (5, 5), (5, 6), (5, 5)], [[4, 9], [3, 9]]
+    d = DataConfig(split=(train, test))
+    assert d.split == (((5, 5), (6, 5), (5, 6)), ((3, 9), (4, 9)))
+    assert d == DataConfig(split=(list(reversed(train)), test[::-1]), train_range=(3, 4))  # one run, one key
+    assert d.train_positions == d.split[0] and d.train_range == (5, 6) and d.test_range == (3, 9)
+    assert d.drawn_at == d.split and d.trains_at(6) and not d.trains_at(3)
+    data = make_data(replace(d, n_test=40))
+    assert {tuple(c) for c in data.test_centres.tolist()} == {(3, 9), (4, 9)}
+    assert max_distinct_training_images(d) == 2 * 3
+    assert DataConfig(split=()) == DataConfig() == DataConfig(split="")
+
+
+@pytest.mark.parametrize(("kw", "message"), [
+    ({"split": (((5, 5),), ((2, 7),))}, r"test centre \(2, 7\) does not fit a 16x16 image: a plus or circle reaches "
+                                        r"3 pixels from its centre, so centres must be in 3..12"),
+    ({"split": (((5, 5),), ())}, "this split has no test centre"),
+    ({"split": (((5, 5),),)}, "a split of your own is two sets of centres"),
+    ({"split": (((5, 5),), ((3, 3),)), "phases": (0, 1)}, "a split of your own and the phase split both choose"),
+    ({"split": (((3, 3),), ((12, 3),)), "dataset": "where"}, "every training centre .* gives left, none right"),
+])
+def test_a_bad_split_of_ones_own_is_refused_in_one_line(kw, message):
+    with pytest.raises(ValueError, match=message):
+        DataConfig(**kw)
+
+
+def test_the_learners_classes_are_kept_as_their_one_text_and_only_where_the_dataset_is_theirs():
+    from core.data.link_text import sealed
+    from core.data.own_classes import DEFAULT_CLASSES, encode_classes
+
+    default = encode_classes(DEFAULT_CLASSES)
+    assert DataConfig(dataset="own").own_classes == default == DataConfig(dataset="own", own_classes=default).own_classes
+    assert DataConfig(own_classes=default).own_classes == ""  # the shapes do not read it: one run, one key
+    one_pixel = bytes([1, 0, 0x80])  # one drawing of 1×1 pixels, inked
+    twice = sealed("c1", bytes([2, 1]) + b"a" + one_pixel + bytes([1]) + b"b" + one_pixel)  # made by hand, not the lab
+    with pytest.raises(ValueError, match="drawing 1 of class 'a' is drawing 1 of class 'b': these two classes are the "
+                                         "same image: nothing to learn"):
+        DataConfig(dataset="own", own_classes=twice)

@@ -12,7 +12,7 @@ from core.data.datasets import DATASETS, dataset
 
 
 def test_each_dataset_says_its_classes_outputs_chance_and_centres():
-    assert list(DATASETS) == ["shapes", "digits", "digits-0-1", "where"]
+    assert list(DATASETS) == ["shapes", "digits", "digits-0-1", "where", "own"]
     shapes, ten, two, where = dataset("shapes"), dataset("digits"), dataset("digits-0-1"), dataset("where")
     assert (shapes.outputs, ten.outputs, two.outputs, where.outputs) == (1, 10, 1, 1)  # two classes: one logit
     assert (shapes.chance, ten.chance, two.chance, where.chance) == (0.5, 0.1, 0.5, 0.5)

@@ -88,3 +88,12 @@ def test_the_phase_split_and_the_position_task_show_training_images_at_training_
 def test_a_training_set_without_every_class_shows_the_classes_it_has():
     one = replace(SHAPES, n_train=1)
     assert len(training_examples(one)) == 1 and describe(one).startswith("1 image of shapes")
+
+
+def test_a_split_of_ones_own_draws_its_examples_at_its_training_centres_and_says_so():
+    from core.data.own_split import ring_split
+
+    d = DataConfig(dataset="own", split=ring_split(range(3, 13)))
+    examples = training_examples(d)
+    assert [e.label for e in examples] == [0, 1] and all(e.centre in d.train_positions for e in examples)
+    assert "centred at the 64 training centres of your own split (cx and cy in 3..12)" in describe(d, examples)

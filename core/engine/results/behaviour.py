@@ -60,8 +60,22 @@ REGIONS = ("seen", "only x new", "only y new", "both new")
 
 
 def region(d: DataConfig, cx: int, cy: int) -> str:
+    """Seen only at a training centre: a split of one's own can train a cx and a cy apart and never together, and
+    such a centre is new in both (on the lab's splits, squares of one axis, the two coordinates say it alone)."""
+    if trained_centre(d, cx, cy):
+        return REGIONS[0]
     x_in, y_in = d.trains_at(cx), d.trains_at(cy)
-    return REGIONS[0] if x_in and y_in else REGIONS[1] if y_in else REGIONS[2] if x_in else REGIONS[3]
+    return REGIONS[1] if y_in and not x_in else REGIONS[2] if x_in and not y_in else REGIONS[3]
+
+
+def trained_centre(d: DataConfig, cx: int, cy: int) -> bool:
+    """Whether (cx, cy) is one of the training centres."""
+    return (cx, cy) in _training(d)
+
+
+@lru_cache(maxsize=64)
+def _training(d: DataConfig) -> frozenset[tuple[int, int]]:
+    return frozenset(d.train_positions)
 
 
 # The phase split's question, per map centre: trained, a new place at offsets trained (a whole-patch move), or
@@ -71,7 +85,7 @@ OFFSETS = ("seen", "new place, trained offsets", "new offset")
 
 def offset_kind(d: DataConfig, cx: int, cy: int) -> str:
     P = d.phase_period if d.phases else None
-    if d.trains_at(cx) and d.trains_at(cy):
+    if trained_centre(d, cx, cy):
         return OFFSETS[0]
     trained = {c % (P or 1) for c in d.kind.centres(d.img_size) if d.trains_at(c)} if P else None
     if P and not (cx % P in trained and cy % P in trained):
@@ -85,8 +99,15 @@ def new_for_stride(d: DataConfig, stride: int, cx: int, cy: int) -> bool:
     move only reorders what the model samples (a ViT's tokens; a CNN's pooled grid, up to the border), so a
     centre that is not new for a model's stride asks nothing the model's sampling has not seen. A stride as
     wide as the image (a model with no shared sampling grid: the MLP) makes every untrained centre new."""
-    trained = [c for c in d.kind.centres(d.img_size) if d.trains_at(c)]
-    return not all(any((c - t) % stride == 0 for t in trained) for c in (cx, cy))
+    return (cx % stride, cy % stride) not in _reached(d, stride)
+
+
+@lru_cache(maxsize=256)
+def _reached(d: DataConfig, stride: int) -> frozenset[tuple[int, int]]:
+    """The offsets (cx mod stride, cy mod stride) training centres take, as pairs: a centre is reached from a training
+    centre by whole strides in each coordinate when its pair is one of them. Pairs, not each coordinate alone: a
+    split of one's own need not train every cy at every cx it trains (the ranges and the phase split do)."""
+    return frozenset((cx % stride, cy % stride) for cx, cy in d.train_positions)
 
 
 def answer_groups(result: RunResult) -> list[tuple[str, ...]]:

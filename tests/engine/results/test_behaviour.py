@@ -67,3 +67,24 @@ def test_models_that_answer_alike_on_every_map_image_and_seed_are_one_group():
     assert answer_groups(RunResult(cfg, position_map=cells)) == [("vit", "mlp"), ("cnn", "linear")]
     cells[-2] = replace(cells[-2], correct=0.0)  # one image at one seed tells the linear model apart
     assert answer_groups(RunResult(cfg, position_map=cells)) == [("vit", "mlp")]
+
+
+def test_new_for_a_stride_asks_of_a_split_of_ones_own_whether_one_training_centre_reaches_both_coordinates():
+    """Pairs, not each coordinate alone: (5, 6) has an x one training centre takes and a y the other takes, but no
+    training centre reaches both by whole strides. On the lab's splits (products of one axis) the two agree."""
+    diagonal = DataConfig(split=(((5, 5), (6, 6)), ((5, 6), (6, 5), (7, 7), (9, 9))))
+    assert new_for_stride(diagonal, 4, 5, 6) and new_for_stride(diagonal, 4, 6, 5) and new_for_stride(diagonal, 4, 7, 7)
+    assert not new_for_stride(diagonal, 2, 7, 7) and not new_for_stride(diagonal, 4, 9, 9)
+    assert region(diagonal, 5, 5) == REGIONS[0] and region(diagonal, 5, 6) == REGIONS[3]  # x and y seen, not together
+    assert region(diagonal, 5, 9) == REGIONS[2] and region(diagonal, 9, 6) == REGIONS[1]
+    for d in (DataConfig(), DataConfig(train_range=(3, 12), phases=(0, 2))):
+        axis = [c for c in d.kind.centres(16) if d.trains_at(c)]
+        for stride in (2, 3, 4, 16):
+            for cx, cy in d.test_positions:
+                each = not all(any((c - t) % stride == 0 for t in axis) for c in (cx, cy))  # the old rule, per axis
+                assert new_for_stride(d, stride, cx, cy) == each
+        for cx in d.kind.centres(16):
+            for cy in d.kind.centres(16):
+                x_in, y_in = d.trains_at(cx), d.trains_at(cy)  # the old rule, per axis
+                old = REGIONS[0] if x_in and y_in else REGIONS[1] if y_in else REGIONS[2] if x_in else REGIONS[3]
+                assert region(d, cx, cy) == old
