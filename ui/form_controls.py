@@ -11,7 +11,7 @@ import streamlit as st
 
 from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.controls import Control
-from ui.url_state import bound_link, check_bound, linked_slider, named
+from ui.url_state import bound_link, check_bound, linked_slider, linked_text, named
 from ui.widgets import URL
 
 
@@ -26,6 +26,8 @@ def control_widget(c: Control, default, where=st) -> None:
         wrap = {"wrap": True} if c.widget == "multiselect" else {}  # every chosen chip shown, not one scrolling row
         named(getattr(where, c.widget), c.label, list(c.options), default, key=c.key, format_func=c.format or str,
               help=c.help, **wrap, **c.extra)
+    elif c.widget == "text":  # set by the page's own editor, not drawn in the form: only linked here
+        linked_text(c.key, default, c.config_value, instead=f"{c.label.lower()} start from the form's default")
     else:
         raise ValueError(f"control {c.key!r}: unknown widget {c.widget!r}")
 
@@ -95,7 +97,7 @@ def control_grid(controls: Sequence[Control], defaults: dict, columns: int = 3) 
     cols = None
     i = 0
     for c in controls:
-        if c.widget == "multiselect":
+        if c.widget in ("multiselect", "text"):  # across the form; a text is not drawn
             control_widget(c, defaults[c.key])
             continue
         cols = cols or st.columns(columns)

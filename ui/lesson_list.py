@@ -84,6 +84,10 @@ LESSONS: tuple[Lesson, ...] = (
            "The same test on real handwritten digits (the UCI scans, ten classes or 0 vs 1): new positions *and* "
            "new scans (by the same 13 writers). Does the ViT's blind spot survive, does the CNN hold, and do lesson 4's remedies "
            "still work? Five seeds each, with intervals.", 1, "core.lessons.lesson5_real_handwriting"),
+    Lesson("pages/6_Your_own_experiment.py", "Your own experiment", "🎨",
+           "Lesson 3's question of your own classes: draw them (or pick shipped digits), paint where the models train "
+           "and where they are tested, and see which model carries them to places it never saw. The setting is one "
+           "link, and one command line.", 1, "core.lessons.lesson6_own_experiment"),
 )
 
 # Pages that are not lessons: home first in the navigation, the glossary after the lessons; no home-page card

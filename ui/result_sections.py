@@ -35,6 +35,8 @@ def the_split(cfg: GeneralizationConfig) -> None:
     d = cfg.data
     kind = d.kind
     seen, unseen = (sum(d.train_range) // 2,) * 2, (d.test_range[0],) * 2
+    if d.split:  # a split of one's own: a marked centre of each (its ranges only span them)
+        seen, unseen = d.train_positions[len(d.train_positions) // 2], d.test_positions[len(d.test_positions) // 2]
     images, captions = [], []
     for (cx, cy), where, positions in ((seen, "in training", d.train_positions), (unseen, "unseen: test", d.test_positions)):
         for index in (0, 1):
@@ -43,8 +45,10 @@ def the_split(cfg: GeneralizationConfig) -> None:
             images.append(kind.example(d.data_seed, index, cx, cy, d.img_size))
             captions.append(f"{kind.name_of(index)} at ({cx}, {cy})<br>{where}")
     chart(image_figures.image_gallery(
-        images, captions, title=f"Trained on {kind.noun} centred at {d.train_range[0]}..{d.train_range[1]}, tested at "
-                                f"{d.test_range[0]}..{d.test_range[1]}: places never seen in training",
+        images, captions, title=(f"Trained on {kind.noun} at {len(d.train_positions)} centres of your own, tested at "
+                                 f"{len(d.test_positions)} others" if d.split else
+                                 f"Trained on {kind.noun} centred at {d.train_range[0]}..{d.train_range[1]}, tested at "
+                                 f"{d.test_range[0]}..{d.test_range[1]}: places never seen in training"),
         table=[{"image": c.replace("<br>", ", ")} for c in captions]), key="the_split")
 
 

@@ -81,6 +81,30 @@ def linked_slider(widget: Callable, label: str, lo, hi, default, *, key: str, **
     return value
 
 
+def linked_text(key: str, default: str, check: Callable[[str], object], instead: str) -> str:
+    """A value the page's own editor sets (no widget draws it): text under ``key`` in session state and in the
+    address. The first call of a session reads the link; a text ``check`` refuses (a link cut short, edited by hand)
+    is a link note naming why, and ``default`` is used (``instead``: those words for it). Every call keeps the address
+    at the value, while ``check`` accepts it (an editor's unfinished state stays out of links: the address keeps the
+    last one that was a setting); the default is left out. Returns the value."""
+    if key not in st.session_state:
+        text, value = st.query_params.get(key), default
+        if text is not None:
+            try:
+                check(text)
+                value = text
+            except ValueError as exc:
+                refused(key, [(text, f"could not be read ({exc})")], default, default, instead=instead)
+        st.session_state[key] = value
+    value = st.session_state[key]
+    try:
+        check(value)
+    except ValueError:
+        return value
+    _to_link(key, value, default, False)
+    return value
+
+
 def _number_name(v) -> str:
     """A number as Streamlit's binding writes it: 5.0 as "5"."""
     return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)

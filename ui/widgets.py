@@ -170,23 +170,26 @@ def layout_settings(fig: go.Figure) -> dict:
     return settings
 
 
-def plot(fig: go.Figure, where, *, key: str | None = None, on_select=None) -> None:
+def plot(fig: go.Figure, where, *, key: str | None = None, on_select=None,
+         selection_mode: str | tuple[str, ...] = "points") -> None:
     """Send a figure to the page: its title as text above it, the layout of ``layout_settings`` and the lab's look
     (``theme.lab_look``: drawn once in the browser, not twice) in the figure and, with ``on_select``, a click on a
-    point selects it and runs ``on_select``. The one place a chart is sent. The figure is changed in place, or, equal
+    point selects it and runs ``on_select`` (``selection_mode``: also "box" and "lasso", a drag over many). The one place
+    a chart is sent. The figure is changed in place, or, equal
     to one sent before, sent as a copy of that one (``figures.reuse``: its layout and look are worked out once per
     server, not on every rerun)."""
-    _send(fig, where, reuse.title(fig), key, on_select)
+    _send(fig, where, reuse.title(fig), key, on_select, selection_mode)
 
 
-def _send(fig: go.Figure, where, title: str | None, key: str | None, on_select) -> None:
+def _send(fig: go.Figure, where, title: str | None, key: str | None, on_select,
+          selection_mode: str | tuple[str, ...] = "points") -> None:
     """``plot`` with the figure's title already read (reading an untouched cached figure's title unpickles its
     spec: ``chart`` reads it once for both)."""
     if title:
         where.markdown(f"**{title}**")
     selectable = on_select is not None
     fig = reuse.finished(fig, lambda f: theme.lab_look(f, selectable=selectable, settings=layout_settings(f)), selectable)
-    selection = dict(on_select=on_select, selection_mode="points") if on_select is not None else {}
+    selection = dict(on_select=on_select, selection_mode=selection_mode) if on_select is not None else {}
     where.plotly_chart(fig, theme=None, width="stretch", config=PLOTLY_CONFIG, key=key, **selection)
 
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from typing import Any, Literal
 
-Widget = Literal["slider", "select_slider", "selectbox", "radio", "multiselect", "toggle", "number_input"]
+# "text": a value the page's own editor sets (a drawing's or a split's link text), linked but not drawn in the form
+Widget = Literal["slider", "select_slider", "selectbox", "radio", "multiselect", "toggle", "number_input", "text"]
 
 
 def _same(value: Any) -> Any:

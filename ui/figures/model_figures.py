@@ -121,8 +121,9 @@ def accuracy_scale(chance: float = 0.5) -> list[list]:
 
 
 def phase_lattice(d) -> list[tuple[int, int]] | None:
-    """The phase split's training centres, to outline one by one; None for the notebook's split (two squares)."""
-    return list(d.train_positions) if d.phases else None
+    """The training centres of the phase split or a split of one's own, to outline one by one; None for the notebook's
+    split (two squares)."""
+    return list(d.train_positions) if d.phases or d.split else None
 
 
 def mark_trained(fig: go.Figure, trained: list[tuple[int, int]], row: int | None = None, col: int | None = None) -> None:
@@ -412,4 +413,36 @@ def split_figure(models: list[str], whole: list, part: list, title: str, chance:
                       legend=dict(orientation="h", yref="container", y=0, yanchor="bottom"),
                       xaxis=dict(range=[0, 1.02], tickformat=".0%", title="accuracy (dotted: chance)"),
                       yaxis=dict(autorange="reversed"), margin=dict(l=10, r=VALUE_PX, t=40, b=foot))
+    return fig
+
+
+# The painted split's cells: a colour and a legend name per kind (core/lessons/split_moves.py's OFFSETS, and the rest)
+SPLIT_CELLS = {"seen": ("#1d4ed8", "training centre"), "new place, trained offsets": ("#16a34a", "test: a trained place moved by whole steps"),
+               "new offset": ("#ea580c", "test: an offset never trained"), "test": ("#7c3aed", "test centre"),
+               "neither": ("#e5e7eb", "neither (click to mark)"), "unfit": ("#dc2626", "marked, but your classes do not fit here")}
+
+
+@reused
+def painted_split_figure(size: int, cells: tuple[tuple[int, int, str], ...], fits: tuple[int, int], title: str,
+                 height: int = 420) -> go.Figure:
+    """The canvas's centres as squares to click or drag over, each coloured by its kind (``SPLIT_CELLS``): ``cells``
+    holds (cx, cy, kind) for every centre drawn; ``fits`` the inclusive range of centres where the classes fit,
+    outlined."""
+    fig = go.Figure()
+    for kind, (colour, name) in SPLIT_CELLS.items():
+        mine = [(x, y) for x, y, k in cells if k == kind]
+        if not mine:
+            continue
+        xs, ys = zip(*mine, strict=True)
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name=name, customdata=[kind] * len(xs),
+                                 marker=dict(symbol="square", size=max(8, int((height - 80) / size * 0.8)), color=colour,
+                                             line=dict(color="#ffffff", width=1)),
+                                 hovertemplate=f"cx=%{{x}} cy=%{{y}}: {name}<extra></extra>"))
+    lo, hi = fits
+    fig.add_shape(type="rect", x0=lo - 0.5, x1=hi + 0.5, y0=lo - 0.5, y1=hi + 0.5, line=dict(color="#6b7280", dash="dot"))
+    fig.update_layout(title=title, dragmode="select", legend=dict(orientation="h", y=-0.12), showlegend=True)
+    fig.update_xaxes(title="cx", range=[-0.5, size - 0.5], dtick=2, autorange=False)
+    fig.update_yaxes(title="cy", range=[size - 0.5, -0.5], dtick=2, autorange=False)
+    fig = square_layout(fig, height)
+    fig.update_yaxes(autorange=False, range=[size - 0.5, -0.5])
     return fig

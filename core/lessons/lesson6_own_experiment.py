@@ -1,0 +1,220 @@
+"""Your own experiment: lesson 3's question asked of the learner's own classes, trained where they choose and tested
+everywhere else they mark. The engine is lesson 3's (``run(GeneralizationConfig)``); only the data differ: the
+dataset ``own`` (``core/data/own_dataset.py``), whose classes are ``DataConfig.own_classes``, and a split of one's
+own (``DataConfig.split``). The page's form is this module's ``CONTROLS``; its classes and split are two of them,
+held as their link texts, which the page's editor and painter set (``ui/own_classes_editor.py``,
+``ui/split_painter.py``). The command line reads the same texts or files (``core/lessons/own_experiment.py``).
+
+An editor's state that is no setting yet (an empty class, two classes alike, a split with no test centre) is held
+as ``DRAFT`` + the sentence that refuses it: the form's setting is then refused with that sentence, never run with
+the last good one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from core.data.data_config import DataConfig, make_data
+from core.data.datasets import dataset
+from core.data.own_classes import DEFAULT_CLASSES, OwnClass, decode_classes, encode_classes
+from core.data.own_split import SPLIT_PRESETS, Split, decode_split, encode_split
+from core.engine.results.run_result import RunResult
+from core.engine.results.verdict import Verdict, margin, verdicts
+from core.engine.setting.run_config import NOTEBOOK_SETUP, GeneralizationConfig
+from core.inspect.census import InkBaseline, ink_baseline
+from core.lessons.controls import Control
+from core.lessons.exercise import Answer, Exercise
+from core.lessons.experiment_parts import FITS, FORM_SEEDS, first_seeds
+from core.lessons.model_cards import label
+from core.lessons.prediction import Prediction
+from core.lessons.split_moves import split_moves
+from core.models.registry import REGISTRY
+
+DRAFT = "!"  # an editor's state that is no setting: DRAFT + the sentence that refuses it
+
+
+def undrafted(text: str) -> str:
+    """``text``, or the sentence of a draft raised as the ValueError that refuses the form's setting."""
+    if isinstance(text, str) and text.startswith(DRAFT):
+        raise ValueError(text[len(DRAFT):])
+    return text
+
+
+def classes_text(text: str) -> str:
+    """The form's classes (their link text), read and written again: a text that is no setting is refused here."""
+    return encode_classes(decode_classes(undrafted(text)))
+
+
+def split_of(text: str) -> tuple:
+    """The form's split (its link text) as ``DataConfig.split`` holds it."""
+    return tuple(decode_split(undrafted(text)))
+
+
+def split_text(split: tuple) -> str:
+    """``DataConfig.split`` as its link text (the form's value)."""
+    return encode_split(Split(*split))
+
+
+def preset_split(name: str, classes_text: str, img_size: int = 16) -> str:
+    """The split preset ``name`` (``own_split.SPLIT_PRESETS``) over the centres where the classes fit, as link text."""
+    kind = dataset("own").with_classes(classes_text)
+    return encode_split(SPLIT_PRESETS[name](kind.centres(img_size)))
+
+
+def _classes(*classes: OwnClass) -> str:
+    return encode_classes(classes)
+
+
+# Two mirror images: the same ink, the same strokes, only their arrangement differs (the ink count cannot tell them)
+L_SHAPE = ("#....", "#....", "#....", "#....", "#####")
+MIRRORED_L = tuple(row[::-1] for row in L_SHAPE)
+
+LESSON_CLASSES = _classes(*DEFAULT_CLASSES)
+CLASS_PRESETS: dict[str, str] = {
+    "plus vs circle": LESSON_CLASSES,
+    "3 vs 8": _classes(OwnClass("three", digit=3), OwnClass("eight", digit=8)),
+    "L vs mirrored L": _classes(OwnClass("L", (L_SHAPE,)), OwnClass("mirrored L", (MIRRORED_L,))),
+}
+
+BASE = GeneralizationConfig(
+    models=("vit", "cnn"),
+    data=DataConfig(dataset="own", own_classes=LESSON_CLASSES,
+                    split=split_of(preset_split("notebook", LESSON_CLASSES)), n_train=300, n_test=150),
+    # five seeds: the fewest whose interval can put a model that scores 100 % on every seed above chance
+    train=replace(NOTEBOOK_SETUP.train, seeds=first_seeds(5)))
+
+
+def _preset(classes: str, split: str, models: tuple[str, ...] = BASE.models) -> GeneralizationConfig:
+    return replace(BASE, models=models,
+                   data=replace(BASE.data, own_classes=classes, split=split_of(preset_split(split, classes))))
+
+
+PRESETS: dict[str, GeneralizationConfig] = {
+    "the lesson's shapes": BASE,
+    "3 vs 8, phase split": _preset(CLASS_PRESETS["3 vs 8"], "phase"),
+    "mirrored Ls, checkerboard": _preset(CLASS_PRESETS["L vs mirrored L"], "checkerboard"),
+}
+PRESET_NOTES = {
+    "the lesson's shapes": "The lesson's plus and circle, drawn as your own classes, trained and tested where the "
+                           "notebook does (centres 5..10, tested at 3..4).",
+    "3 vs 8, phase split": "Every shipped scan of a 3 and of an 8, trained at offsets 0-2 within a 4-pixel patch and "
+                           "tested at every other centre.",
+    "mirrored Ls, checkerboard": "An L and its mirror image (the same ink), trained on one colour of a checkerboard of "
+                                 "centres and tested on the other.",
+}
+
+CONTROLS: tuple[Control, ...] = (
+    Control("own_classes", "data.own_classes", "Your classes", "text", to_config=classes_text,
+            help="Set by the class editor above the form; in the link as its text (c1.…)"),
+    Control("own_split", "data.split", "Your split", "text", to_config=split_of, from_config=split_text,
+            help="Painted on the map above the form; in the link as its text (s1.…)"),
+    Control("own_models", "models", "Models to train", "multiselect", tuple(REGISTRY), format=label, from_config=list),
+    Control("own_n_train", "data.n_train", "Training images", "slider", bounds=(20, 3000, 20)),
+    Control("own_n_test", "data.n_test", "Test images", "slider", bounds=(20, 600, 10)),
+    Control("own_patch_size", "model.patch_size", "Patch size (ViTs, pixels)", "select_slider", (2, 4, 8)),
+    Control("own_epochs", "train.epochs", "Epochs (full-batch Adam steps)", "slider", bounds=(10, 400, 10)),
+    Control("own_seeds", "train.seeds", "Seeds (0, 1, …)", "slider", bounds=(1, FORM_SEEDS), to_config=first_seeds,
+            from_config=len),
+)
+
+# What the learner predicts before the run: the lesson's ViT at their test centres, against chance and the best model
+PREDICTION = Prediction(
+    (("Near the best model's accuracy", ("top",)),
+     ("Clearly above chance, clearly below the best", ("between",)),
+     ("At chance, or below it", ("chance", "below"))),
+    about="the lesson's ViT")
+
+
+# ---------------------------------------------------------------- the exercises, checked from the learner's own run
+SEPARATES = ("top", "between", "above")  # clearly above chance
+DOES_NOT = ("chance", "below")
+
+
+def _side(v: Verdict | None) -> str:
+    return "missing" if v is None else "yes" if v.band in SEPARATES else "no" if v.band in DOES_NOT else "open"
+
+
+NEED_RUN = Answer(None, "Run your own setting first (the form above), and make your prediction.")
+
+
+def cnn_not_vit(current: Callable[[], RunResult | None]) -> Answer:
+    """Which of the lesson's CNN and ViT tell the classes apart at the run's test centres, from their verdicts."""
+    result = current()
+    if result is None:
+        return NEED_RUN
+    v = verdicts(result, {m: label(m) for m in result.config.models})
+    if "vit" not in v or "cnn" not in v:
+        return Answer(None, "This exercise reads the lesson's ViT and CNN: add both to *Models to train*, then Run.")
+    sides = (_side(v["cnn"]), _side(v["vit"]))
+    said = f"CNN: {v['cnn'].text} ViT: {v['vit'].text}"
+    if "open" in sides:
+        return Answer(None, f"Can't tell yet: {said} More seeds narrow the intervals.")
+    correct = {("yes", "no"): 0, ("yes", "yes"): 1, ("no", "no"): 2, ("no", "yes"): 3}[sides]
+    found = (" Found: the CNN carries your classes to your test centres and the ViT does not." if correct == 0 else
+             " Not found yet: try classes that differ in their arrangement, not only their ink, or test centres at "
+             "offsets within a patch the training centres never take (the map above the form shows them).")
+    return Answer(correct, said + found)
+
+
+def _ink(result: RunResult) -> InkBaseline | None:
+    data = make_data(result.config.data)  # the run's own images, drawn again
+    return ink_baseline(data.Xtr, data.ytr, data.Xte, data.yte, result.config.data.kind.classes)
+
+
+def ink_cannot(current: Callable[[], RunResult | None]) -> Answer:
+    """The ink-count baseline on the run's test images against chance, and whether a model still separates them."""
+    result = current()
+    if result is None:
+        return NEED_RUN
+    ink = _ink(result)
+    if ink is None:
+        return Answer(None, "The ink count is a two-class baseline: draw two classes.")
+    chance = result.config.data.kind.chance
+    best = max(verdicts(result, {m: label(m) for m in result.config.models}).values(), key=lambda v: v.interval.mean)
+    at_chance = ink.accuracy <= chance + margin(chance)  # one deterministic score: the verdicts' margin around chance
+    said = (f"The total ink alone scores {ink.accuracy:.0%} on your test images (chance {chance:.0%}; up to "
+            f"{margin(chance):.0%} above it counts as chance). The best model, {label(best.model)}: {best.text}")
+    if _side(best) == "open":
+        return Answer(None, f"Can't tell yet: {said} More seeds narrow the interval.")
+    above = _side(best) == "yes"
+    return Answer(0 if at_chance and above else 1 if at_chance else 2 if not above else 3, said)
+
+
+EXERCISES: tuple[Exercise, ...] = (
+    Exercise("cnn-not-vit", "Find two classes the CNN tells apart at your test centres and the lesson's ViT does "
+             "not. In your last run…",
+             "Draw or pick two classes, paint a split, Run with the ViT and the CNN, and read their verdicts.",
+             ("the CNN tells them apart and the ViT does not (found)", "both tell them apart",
+              "neither tells them apart", "the ViT tells them apart and the CNN does not"), cnn_not_vit),
+    Exercise("ink", "Draw two classes the total ink alone cannot tell apart, that a model still can. In your last "
+             "run…",
+             "Give both classes the same number of inked pixels (the preset *mirrored Ls* does), Run, and compare the "
+             "ink count's score in *What to notice* with the models'.",
+             ("the ink count is at chance and a model is clearly above it (found)",
+              "the ink count is at chance, and so is every model", "the ink count is above chance, no model is",
+              "the ink count is above chance, and a model is too"), ink_cannot),
+)
+
+
+# ---------------------------------------------------------------- what to notice, written from the run's numbers
+def notes(result: RunResult) -> list[str]:
+    """What to notice in a run of the learner's own: each model's verdict at their test centres, what their split
+    asked of each model, models that did not fit their training images, and the ink count."""
+    cfg = result.config
+    labels = {m: label(m) for m in cfg.models}
+    v = verdicts(result, labels)
+    kind = cfg.data.kind
+    out = [f"Chance is {kind.chance * 100:.0f} % ({len(kind.classes)} classes). At your {len(cfg.data.test_positions)} test "
+           "centres: " + " ".join(f"{labels[m]}: {x.text}." for m, x in v.items())]
+    out += [m.sentence() for m in split_moves(cfg)]
+    rows = [r for r in result.rows if r.train_acc is not None]
+    unfit = sorted({labels[r.model] for r in rows if r.train_acc < FITS})
+    if unfit:
+        out.append(f"**Did not fit every training image** (below {FITS:.0%} at some seed): {', '.join(unfit)}. A test "
+                   "score then mixes what it could not learn with what it could not carry: more epochs first.")
+    ink = _ink(result)
+    if ink is not None:
+        out.append(f"The total ink of an image alone (one threshold chosen on the training images) scores "
+                   f"{ink.accuracy:.0%} on your test images: a classifier that ignores where and how the ink lies.")
+    return out
