@@ -12,7 +12,15 @@ from core.engine.results.run_result import RunResult
 from core.engine.results.verdict import verdicts
 from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.controls import config_from
-from core.lessons.lesson6_own_experiment import BASE, CONTROLS, PREDICTION, PRESET_NOTES, PRESETS, notes
+from core.lessons.lesson6_own_experiment import (
+    BASE,
+    CONTROLS,
+    PREDICTION,
+    PRESET_NOTES,
+    PRESETS,
+    command_words,
+    notes,
+)
 from core.lessons.model_cards import CARDS
 from ui.draw_your_own import draw_your_own
 from ui.exercise_panel import exercise_panel
@@ -106,13 +114,8 @@ def command_line(cfg: GeneralizationConfig | None) -> None:
     """The form's setting as the command that trains it (the same numbers: one config, one key)."""
     if cfg is None:
         return
-    d, t = cfg.data, cfg.train
-    words = ["python", "-m", "core", "generalization", "--dataset", "own", "--drawings", d.own_classes, "--split",
-             own_split.encode_split(own_split.Split(*d.split)), "--models", *cfg.models, "--n-train", str(d.n_train),
-             "--n-test", str(d.n_test), "--patch-size", str(cfg.model.patch_size), "--epochs", str(t.epochs),
-             "--seeds", *map(str, t.seeds)]
     with st.expander("This setting on the command line"):
-        st.code(shlex.join(words), language="bash", wrap_lines=True)
+        st.code(shlex.join(command_words(cfg)), language="bash", wrap_lines=True)
         st.caption("The texts after --drawings and --split are your classes and split (a file of drawings or of a "
                    "split's map works too: `python -m core generalization --help`).")
 

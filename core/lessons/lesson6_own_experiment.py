@@ -81,7 +81,7 @@ BASE = GeneralizationConfig(
     models=("vit", "cnn"),
     data=DataConfig(dataset="own", own_classes=LESSON_CLASSES,
                     split=split_of(preset_split("notebook", LESSON_CLASSES)), n_train=300, n_test=150),
-    # five seeds: the fewest whose interval can put a model that scores 100 % on every seed above chance
+    # five seeds, as lesson 5's runs: fewer leave most verdicts open
     train=replace(NOTEBOOK_SETUP.train, seeds=first_seeds(5)))
 
 
@@ -117,6 +117,14 @@ CONTROLS: tuple[Control, ...] = (
     Control("own_seeds", "train.seeds", "Seeds (0, 1, …)", "slider", bounds=(1, FORM_SEEDS), to_config=first_seeds,
             from_config=len),
 )
+
+def command_words(cfg: GeneralizationConfig) -> list[str]:
+    """The command that trains ``cfg`` from the command line (the same config: the same numbers), word by word."""
+    d, t = cfg.data, cfg.train
+    return ["python", "-m", "core", "generalization", "--dataset", "own", "--drawings", d.own_classes, "--split",
+            split_text(d.split), "--models", *cfg.models, "--n-train", str(d.n_train), "--n-test", str(d.n_test),
+            "--patch-size", str(cfg.model.patch_size), "--epochs", str(t.epochs), "--seeds", *map(str, t.seeds)]
+
 
 # What the learner predicts before the run: the lesson's ViT at their test centres, against chance and the best model
 PREDICTION = Prediction(

@@ -97,3 +97,12 @@ def test_notes_say_each_verdict_what_the_split_asks_of_each_model_and_the_ink_co
     assert text.startswith("Chance is 50 % (2 classes). At your 72 test centres: ViT (lesson):")
     assert "ViT (lesson) samples every 4 pixels" in text and "CNN samples every 2 pixels" in text
     assert "The total ink of an image alone" in text
+
+
+def test_the_pages_command_line_is_the_forms_setting_exactly():
+    from core.cli import build_parser, form_config
+
+    for cfg in own.PRESETS.values():
+        words = own.command_words(replace(cfg, models=("vit", "cnn", "mlp")))
+        assert words[:4] == ["python", "-m", "core", "generalization"]
+        assert form_config(build_parser().parse_args(words[3:])) == replace(cfg, models=("vit", "cnn", "mlp"))
