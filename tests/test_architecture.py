@@ -144,7 +144,9 @@ def test_static_tables_are_html_tables_not_markdown_cells():
 SETTING_WIDGETS = {"slider", "select_slider", "radio", "selectbox", "multiselect", "number_input", "toggle", "checkbox",
                    "text_input", "segmented_control", "pills"}
 # a learner's own answers: a shared link must not carry them (prediction_key: ui.prediction_gate.predict_first's widget)
-NOT_IN_THE_LINK = ("predict", "answer_", "bench_predict", "prediction_key")
+# the learner's answers; the class editor's and split painter's tools (which class is open, the brush): what they
+# edit, the classes and the split, is in the link (own_classes, own_split)
+NOT_IN_THE_LINK = ("predict", "answer_", "bench_predict", "prediction_key", "own_edit_")
 
 
 def test_every_setting_control_is_in_the_link():

@@ -96,8 +96,8 @@ def _commit() -> None:
 
 def _picked() -> tuple[DraftClass, int]:
     d = st.session_state.own_draft
-    c = d[min(st.session_state.get("own_class_at", 0), len(d) - 1)]
-    return c, min(st.session_state.get("own_drawing_at", 0), max(len(c.drawings) - 1, 0))
+    c = d[min(st.session_state.get("own_edit_class", 0), len(d) - 1)]
+    return c, min(st.session_state.get("own_edit_drawing", 0), max(len(c.drawings) - 1, 0))
 
 
 # ---------------------------------------------------------------- callbacks: each edits the draft, then commits it
@@ -112,7 +112,7 @@ def _clicked(chart_key: str) -> None:
 
 def _start_from() -> None:
     c, i = _picked()
-    start = st.session_state.own_start
+    start = st.session_state.own_edit_start
     if start.startswith("digit"):
         picture = on_canvas(digit_drawings(int(start.split()[1]), i + 1)[i])  # drawing k starts from scan k
     else:
@@ -132,14 +132,14 @@ def _clear() -> None:
 def _add_drawing() -> None:
     c, i = _picked()
     c.drawings.append(c.drawings[i].copy() if c.drawings else np.zeros((SIDE, SIDE), dtype=np.float32))
-    st.session_state.own_drawing_at = len(c.drawings) - 1
+    st.session_state.own_edit_drawing = len(c.drawings) - 1
     _commit()
 
 
 def _remove_drawing() -> None:
     c, i = _picked()
     del c.drawings[i]
-    st.session_state.own_drawing_at = max(i - 1, 0)
+    st.session_state.own_edit_drawing = max(i - 1, 0)
     _commit()
 
 
@@ -148,16 +148,16 @@ def _add_class() -> None:
     names = {c.name for c in d}
     name = next(f"class {k}" for k in range(len(d) + 1, 99) if f"class {k}" not in names)
     d.append(DraftClass(name, drawings=[np.zeros((SIDE, SIDE), dtype=np.float32)]))
-    st.session_state.own_class_at, st.session_state.own_drawing_at = len(d) - 1, 0
+    st.session_state.own_edit_class, st.session_state.own_edit_drawing = len(d) - 1, 0
     _restructured()
     _commit()
 
 
 def _remove_class() -> None:
     d = st.session_state.own_draft
-    at = min(st.session_state.get("own_class_at", 0), len(d) - 1)
+    at = min(st.session_state.get("own_edit_class", 0), len(d) - 1)
     del d[at]
-    st.session_state.own_class_at, st.session_state.own_drawing_at = max(at - 1, 0), 0
+    st.session_state.own_edit_class, st.session_state.own_edit_drawing = max(at - 1, 0), 0
     _restructured()
     _commit()
 
@@ -188,15 +188,15 @@ def class_editor() -> None:
                "each centre you mark below.")
     _overview(d)
     names = [c.name or f"class {i + 1}" for i, c in enumerate(d)]
-    if st.session_state.get("own_class_at", 0) >= len(d):
-        st.session_state.own_class_at = len(d) - 1
-    at = st.radio("Edit class", range(len(d)), format_func=lambda i: names[i], horizontal=True, key="own_class_at")
+    if st.session_state.get("own_edit_class", 0) >= len(d):
+        st.session_state.own_edit_class = len(d) - 1
+    at = st.radio("Edit class", range(len(d)), format_func=lambda i: names[i], horizontal=True, key="own_edit_class")
     c, version = d[at], st.session_state.get("own_structure", 0)
     left, right = st.columns([3, 2])
-    name_key, made_key = f"own_name_{version}_{at}", f"own_made_of_{version}_{at}"
-    right.text_input("Its name", c.name, key=name_key, on_change=_renamed, args=(at, name_key), max_chars=16)
+    name_key, made_key = f"own_edit_name_{version}_{at}", f"own_edit_made_of_{version}_{at}"
+    right.text_input("Its name", c.name, key=f"own_edit_name_{version}_{at}", on_change=_renamed, args=(at, name_key), max_chars=16)
     made_of = ["drawings", *(f"digit {k}" for k in range(10))]
-    right.selectbox("Made of", made_of, index=0 if c.digit is None else c.digit + 1, key=made_key,
+    right.selectbox("Made of", made_of, index=0 if c.digit is None else c.digit + 1, key=f"own_edit_made_of_{version}_{at}",
                     on_change=_made_of, args=(at, made_key),
                     format_func=lambda o: "your drawings" if o == "drawings" else f"every shipped scan of a {o[6:]}",
                     help="A shipped digit is every UCI scan of it (lesson 5's), split into training and test scans "
@@ -218,9 +218,9 @@ def class_editor() -> None:
 
 def _drawing(left, right, c: DraftClass) -> None:
     n = len(c.drawings)
-    if st.session_state.get("own_drawing_at", 0) >= n:
-        st.session_state.own_drawing_at = n - 1
-    i = right.radio("Drawing", range(n), format_func=lambda k: str(k + 1), horizontal=True, key="own_drawing_at")
+    if st.session_state.get("own_edit_drawing", 0) >= n:
+        st.session_state.own_edit_drawing = n - 1
+    i = right.radio("Drawing", range(n), format_func=lambda k: str(k + 1), horizontal=True, key="own_edit_drawing")
     i = min(i, n - 1)
     version = st.session_state.get("own_canvas_version", 0)
     chart_key = f"own_canvas_{version}"  # a fresh chart after each change: a click is a new selection
@@ -231,7 +231,7 @@ def _drawing(left, right, c: DraftClass) -> None:
               help="A copy of this drawing, to change", width="stretch")
     d2.button("Remove it", key="own_remove_drawing", on_click=_remove_drawing, disabled=n <= 1, width="stretch")
     s1, s2 = right.columns([3, 2])
-    s1.selectbox("Start from", STARTS, key="own_start", label_visibility="collapsed")
+    s1.selectbox("Start from", STARTS, key="own_edit_start", label_visibility="collapsed")
     s2.button("Start from it", key="own_start_from", on_click=_start_from, width="stretch",
               help="Replace this drawing with the lesson's plus or circle or a shipped scan of a digit")
     right.button("Clear the canvas", key="own_clear", on_click=_clear, width="stretch")

@@ -20,6 +20,7 @@ from core.lessons.model_cards import label
 from core.lessons.split_moves import move_kinds, split_moves
 from core.models.registry import spec
 from ui.figures import model_figures
+from ui.url_state import named
 from ui.widgets import bullets, plot
 
 KEY = "own_split"  # the form's control (its link text)
@@ -72,7 +73,7 @@ def _painted_over(chart_key: str) -> None:
     points = st.session_state[chart_key].selection.points
     if points:
         cells = [(int(p["x"]), int(p["y"]), p.get("customdata")) for p in points]
-        _commit(*paint(*painted(), cells, st.session_state.get("own_brush", "train")))
+        _commit(*paint(*painted(), cells, st.session_state.get("own_edit_brush", "train")))
 
 
 def _preset(name: str) -> None:
@@ -106,7 +107,7 @@ def split_painter(base: GeneralizationConfig, cfg: GeneralizationConfig | None) 
     train, test = painted()
     size, fits = base.data.img_size, _fits(base)
     c1, c2 = st.columns([3, 2])
-    c2.radio("Brush", list(BRUSHES), format_func=BRUSHES.get, key="own_brush", horizontal=True,
+    c2.radio("Brush", list(BRUSHES), format_func=BRUSHES.get, key="own_edit_brush", horizontal=True,
              help="What a click, or a box or lasso dragged over the map, marks")
     c2.markdown("**Or start from**")
     cols = c2.columns(3)
@@ -114,7 +115,9 @@ def split_painter(base: GeneralizationConfig, cfg: GeneralizationConfig | None) 
         cols[i % 3].button(PRESET_NAMES.get(name, name), key=f"own_split_{name}", on_click=_preset, args=(name,),
                            width="stretch")
     models = cfg.models if cfg is not None else base.models
-    who = c2.selectbox("Colour the test centres for", models, format_func=label, key="own_moves_for",
+    if st.session_state.get("own_moves_for", models[0]) not in models:  # a model since left out of the form
+        del st.session_state["own_moves_for"]
+    who = named(c2.selectbox, "Colour the test centres for", models, models[0], format_func=label, key="own_moves_for",
                        help="A model samples its input on a grid (a ViT every patch, the CNN every pooled cell): a test "
                             "centre that whole steps of that grid reach from a training centre shows it the same samples, "
                             "moved; one at another offset shows it samples it never saw")
