@@ -20,7 +20,7 @@ from core.data.datasets import dataset
 from core.data.own_classes import DEFAULT_CLASSES, OwnClass, decode_classes, encode_classes
 from core.data.own_split import SPLIT_PRESETS, Split, decode_split, encode_split
 from core.engine.results.run_result import RunResult
-from core.engine.results.verdict import Verdict, margin, verdicts
+from core.engine.results.verdict import ABOVE_CHANCE, Verdict, margin, verdicts
 from core.engine.setting.run_config import NOTEBOOK_SETUP, GeneralizationConfig
 from core.inspect.census import InkBaseline, ink_baseline
 from core.lessons.controls import Control
@@ -135,34 +135,31 @@ PREDICTION = Prediction(
 
 
 # ---------------------------------------------------------------- the exercises, checked from the learner's own run
-SEPARATES = ("top", "between", "above")  # clearly above chance
-DOES_NOT = ("chance", "below")
-
-
-def _side(v: Verdict | None) -> str:
-    return "missing" if v is None else "yes" if v.band in SEPARATES else "no" if v.band in DOES_NOT else "open"
+# "Shown above chance": the verdict's 95 % interval excludes chance from above. Its negation includes "can't tell
+# yet": with a handful of seeds the lab's intervals rarely show a model *at* chance (docs/statistics.md), so the
+# exercises ask what the run shows, and say so.
+def _shown_above(v: Verdict) -> bool:
+    return v.band in ABOVE_CHANCE
 
 
 NEED_RUN = Answer(None, "Run your own setting first (the form above), and make your prediction.")
 
 
 def cnn_not_vit(current: Callable[[], RunResult | None]) -> Answer:
-    """Which of the lesson's CNN and ViT tell the classes apart at the run's test centres, from their verdicts."""
+    """Which of the lesson's CNN and ViT the run shows above chance at its test centres, from their verdicts."""
     result = current()
     if result is None:
         return NEED_RUN
     v = verdicts(result, {m: label(m) for m in result.config.models})
     if "vit" not in v or "cnn" not in v:
         return Answer(None, "This exercise reads the lesson's ViT and CNN: add both to *Models to train*, then Run.")
-    sides = (_side(v["cnn"]), _side(v["vit"]))
-    said = f"CNN: {v['cnn'].text} ViT: {v['vit'].text}"
-    if "open" in sides:
-        return Answer(None, f"Can't tell yet: {said} More seeds narrow the intervals.")
-    correct = {("yes", "no"): 0, ("yes", "yes"): 1, ("no", "no"): 2, ("no", "yes"): 3}[sides]
-    found = (" Found: the CNN carries your classes to your test centres and the ViT does not." if correct == 0 else
-             " Not found yet: try classes that differ in their arrangement, not only their ink, or test centres at "
-             "offsets within a patch the training centres never take (the map above the form shows them).")
-    return Answer(correct, said + found)
+    cnn, vit = _shown_above(v["cnn"]), _shown_above(v["vit"])
+    correct = 0 if cnn and not vit else 1 if cnn else 3 if vit else 2
+    said = f"CNN: {v['cnn'].text}. ViT (lesson): {v['vit'].text}."
+    if correct == 0:
+        return Answer(0, f"{said} Found: at your test centres the run shows the CNN above chance and not the ViT.")
+    return Answer(correct, f"{said} Not found in this run: change the classes, or test where the ViT's patches meet "
+                           "your shapes at offsets its training centres never had (the map above the form colours them).")
 
 
 def _ink(result: RunResult) -> InkBaseline | None:
@@ -171,7 +168,7 @@ def _ink(result: RunResult) -> InkBaseline | None:
 
 
 def ink_cannot(current: Callable[[], RunResult | None]) -> Answer:
-    """The ink-count baseline on the run's test images against chance, and whether a model still separates them."""
+    """The ink-count baseline on the run's test images against chance, and whether the run shows a model above it."""
     result = current()
     if result is None:
         return NEED_RUN
@@ -179,29 +176,29 @@ def ink_cannot(current: Callable[[], RunResult | None]) -> Answer:
     if ink is None:
         return Answer(None, "The ink count is a two-class baseline: draw two classes.")
     chance = result.config.data.kind.chance
-    best = max(verdicts(result, {m: label(m) for m in result.config.models}).values(), key=lambda v: v.interval.mean)
-    at_chance = ink.accuracy <= chance + margin(chance)  # one deterministic score: the verdicts' margin around chance
+    v = verdicts(result, {m: label(m) for m in result.config.models})
+    above = [m for m, x in v.items() if _shown_above(x)]
+    at_chance = ink.accuracy <= chance + margin(chance)  # one exact score: the verdicts' margin around chance
     said = (f"The total ink alone scores {ink.accuracy:.0%} on your test images (chance {chance:.0%}; up to "
-            f"{margin(chance):.0%} above it counts as chance). The best model, {label(best.model)}: {best.text}")
-    if _side(best) == "open":
-        return Answer(None, f"Can't tell yet: {said} More seeds narrow the interval.")
-    above = _side(best) == "yes"
+            f"{margin(chance):.0%} above it counts as at chance). Shown above chance: "
+            + (", ".join(label(m) for m in above) if above else "no model") + ".")
     return Answer(0 if at_chance and above else 1 if at_chance else 2 if not above else 3, said)
 
 
 EXERCISES: tuple[Exercise, ...] = (
-    Exercise("cnn-not-vit", "Find two classes the CNN tells apart at your test centres and the lesson's ViT does "
-             "not. In your last run…",
+    Exercise("cnn-not-vit", "Find two classes that the run shows the CNN telling apart at your test centres, and not "
+             "the lesson's ViT. In your last run…",
              "Draw or pick two classes, paint a split, Run with the ViT and the CNN, and read their verdicts.",
-             ("the CNN tells them apart and the ViT does not (found)", "both tell them apart",
-              "neither tells them apart", "the ViT tells them apart and the CNN does not"), cnn_not_vit),
+             ("the CNN is shown above chance, the ViT is not (found)", "both are shown above chance",
+              "neither is shown above chance", "the ViT is shown above chance, the CNN is not"), cnn_not_vit),
     Exercise("ink", "Draw two classes the total ink alone cannot tell apart, that a model still can. In your last "
              "run…",
              "Give both classes the same number of inked pixels (the preset *mirrored Ls* does), Run, and compare the "
-             "ink count's score in *What to notice* with the models'.",
-             ("the ink count is at chance and a model is clearly above it (found)",
-              "the ink count is at chance, and so is every model", "the ink count is above chance, no model is",
-              "the ink count is above chance, and a model is too"), ink_cannot),
+             "ink count's score in *What to notice* with the models' verdicts.",
+             ("the ink count is at chance and a model is shown above chance (found)",
+              "the ink count is at chance, and no model is shown above chance",
+              "the ink count is above chance, and no model is shown above chance",
+              "the ink count is above chance, and a model is shown above chance too"), ink_cannot),
 )
 
 
