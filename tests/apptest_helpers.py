@@ -74,7 +74,7 @@ PER_SEED = "Train and test accuracy of every model and seed"  # ui.result_sectio
 
 
 # The keys of the pages' section tabs (ui.widgets.sections): only the open section is drawn
-SECTION_KEYS = ("patchify_view", "symmetry_view", "results_view", "bench_view", "digits_view")
+SECTION_KEYS = ("patchify_view", "symmetry_view", "results_view", "bench_view", "digits_view", "own_view")
 
 
 def every_section(at: AppTest):

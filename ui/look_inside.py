@@ -75,10 +75,11 @@ def controls(result: RunResult, prefix: str) -> tuple[str, int, str, int, int] |
     seed = c2.selectbox("Seed", list(result.config.train.seeds), key=f"{prefix}probe_seed", bind=URL)
     if d.kind.place is None:
         shape = c3.radio("Class drawn", d.kind.classes, horizontal=True, key=f"{prefix}probe_shape", bind=URL)
-    unseen = result.config.data.test_range[0]
+    # an unseen centre to start from: a split of one's own names its test centres (its ranges only span them)
+    ux, uy = d.test_positions[0] if d.split else (d.test_range[0],) * 2
     c1, c2 = st.columns(2)
-    cx = c1.select_slider("Centre cx", centres, unseen, key=f"{prefix}probe_cx", bind=URL)
-    cy = c2.select_slider("Centre cy", centres, unseen, key=f"{prefix}probe_cy", bind=URL)
+    cx = c1.select_slider("Centre cx", centres, ux, key=f"{prefix}probe_cx", bind=URL)
+    cy = c2.select_slider("Centre cy", centres, uy, key=f"{prefix}probe_cy", bind=URL)
     if d.kind.place is not None:  # the label is the place: the class is the centre's
         shape = d.kind.classes[d.kind.place(int(cx), int(cy), d.img_size)]
         c3.markdown(f"Class: **{shape}** (where the centre is)")
@@ -138,8 +139,11 @@ def seen_vs_unseen(result: RunResult, name: str, seed: int, shape: str, cx: int,
         st.markdown(f"Below, for the chosen model: its {term('rollout', 'attention rollout')} over each input (and, "
                     f"with *Show every layer's maps*, the {term('class token')}'s {term('attention')} in every layer "
                     "and head).")
+    if (sx, sy) == (cx, cy):  # a training centre itself: one side (its figures would be the other's twice)
+        one_side(here, st, seen=True, layers=layers)
+        return here, there
     c1, c2 = st.columns(2)
-    one_side(here, c1, seen=(sx, sy) == (cx, cy), layers=layers)
+    one_side(here, c1, seen=False, layers=layers)
     one_side(there, c2, seen=True, layers=layers)
     return here, there
 

@@ -181,9 +181,13 @@ def layer_feature_maps(model: nn.Module, x: torch.Tensor) -> list[np.ndarray]:
 
 
 def seen_centre(result: RunResult, cx: int, cy: int) -> tuple[int, int]:
-    """The training centre nearest to (cx, cy): where the same shape was seen in training."""
-    lo, hi = result.config.data.train_range
-    return int(np.clip(cx, lo, hi)), int(np.clip(cy, lo, hi))
+    """The training centre nearest to (cx, cy) (the first in row order of those as near): where the same shape was
+    seen in training. On the notebook's square of training centres, (cx, cy) clipped into it."""
+    d = result.config.data
+    if not (d.phases or d.split):
+        lo, hi = d.train_range
+        return int(np.clip(cx, lo, hi)), int(np.clip(cy, lo, hi))
+    return min(d.train_positions, key=lambda c: (c[0] - cx) ** 2 + (c[1] - cy) ** 2)
 
 
 def mean_distances(model: nn.Module, images: torch.Tensor) -> np.ndarray:

@@ -58,6 +58,21 @@ def test_seen_centre_is_the_nearest_training_centre(result):
     assert seen_centre(result, 3, 4) == (5, 5) and seen_centre(result, 7, 12) == (7, 10)
 
 
+def test_seen_centre_on_a_lattice_or_a_split_of_ones_own_is_a_training_centre():
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    base = bench(("vit",), 1)
+    for data in (replace(base.data, train_range=(3, 12), phases=(0, 1, 2)),
+                 replace(base.data, split=(((4, 4), (12, 12)), ((3, 3), (8, 8), (12, 3))))):
+        run = SimpleNamespace(config=replace(base, data=data))
+        for cx, cy in data.test_positions:
+            sx, sy = seen_centre(run, cx, cy)
+            assert (sx, sy) in data.train_positions
+    split = SimpleNamespace(config=replace(base, data=data))
+    assert seen_centre(split, 3, 3) == (4, 4) and seen_centre(split, 12, 3) == (4, 4)
+
+
 def test_distances_untrained_and_trained_and_position_tables(result):
     untrained, trained = distances(result, "vit", 0, images=8)
     assert untrained.shape == trained.shape == (2, 4) and not np.allclose(untrained, trained)
