@@ -27,7 +27,7 @@ def control_widget(c: Control, default, where=st) -> None:
         named(getattr(where, c.widget), c.label, list(c.options), default, key=c.key, format_func=c.format or str,
               help=c.help, **wrap, **c.extra)
     elif c.widget == "text":  # set by the page's own editor, not drawn in the form: only linked here
-        linked_text(c.key, default, c.config_value, instead=f"{c.label.lower()} start from the form's default")
+        linked_text(c.key, default, c.config_value, instead="the form's default is used")
     else:
         raise ValueError(f"control {c.key!r}: unknown widget {c.widget!r}")
 
