@@ -1,8 +1,8 @@
 """The split painter of *Your own experiment*: the training and test centres marked on the map of the canvas itself
 (click a cell, or drag a box or a lasso over many, with the brush chosen), or filled from a preset (the notebook's
 ranges, the phase split, a checkerboard, one quadrant, a ring). Before anything trains the map says what the split
-asks of a model (``core/lessons/split_moves.py``): which test centres are a trained place moved by whole steps of
-the model's sampling grid, and which sit at an offset it never trained.
+asks of a model (``core/lessons/split_moves.py``): at which test centres the model's sampling grid lines up with the
+drawing as at a training centre (whole steps of the grid away), and which sit at an offset no training centre has.
 
 The painted sets are a draft (``own_split_draft``); every change writes them to the form's control ``own_split`` as
 their link text, or as ``DRAFT`` + the sentence that refuses them (no test centre, say), as the class editor does.
@@ -118,9 +118,9 @@ def split_painter(base: GeneralizationConfig, cfg: GeneralizationConfig | None) 
     if st.session_state.get("own_moves_for", models[0]) not in models:  # a model since left out of the form
         del st.session_state["own_moves_for"]
     who = named(c2.selectbox, "Colour the test centres for", models, models[0], format_func=label, key="own_moves_for",
-                       help="A model samples its input on a grid (a ViT every patch, the CNN every pooled cell): a test "
-                            "centre that whole steps of that grid reach from a training centre shows it the same samples, "
-                            "moved; one at another offset shows it samples it never saw")
+                       help="A model samples its input on a grid (a ViT every patch, the CNN every pooled cell): at a test "
+                            "centre whole steps of that grid away from a training centre, the grid cuts the drawing as "
+                            "it did there; at another offset it cuts it where training never did")
     kinds = {}
     if cfg is not None and who in cfg.models:
         kinds = move_kinds(cfg.data, spec(who).stride(cfg.model, size))

@@ -10,7 +10,9 @@ every class is drawn at every centre of the map.
 What is random is drawn as the lesson draws its shapes, from one generator, training first: per image its class,
 then which of the class's patterns (only where it has more than one), then its centre (cx then cy from a range, or
 one of the split's positions). So the default classes, the lesson's plus and circle as drawings, give the lesson's
-images bit for bit. A digit class's scans are first split by image, as lesson 5 splits them: a test scan is never a
+images bit for bit on the notebook's ranges. At given test centres (a split of one's own, the phase split) the test
+set is drawn systematically instead (``_tested``): every class in turn at each centre, so its classes are balanced
+and, given enough images, every class is tested at every centre. A digit class's scans are first split by image, as lesson 5 splits them: a test scan is never a
 training scan. A drawing is a training and a test pattern alike, as the lesson's shapes are: the test asks about new
 places, not new drawings.
 """
@@ -83,6 +85,28 @@ def _placed(rng: np.random.Generator, n: int, where, patterns: list, size: int) 
     return OwnSet(images, labels, centres)
 
 
+def _tested(rng: np.random.Generator, n: int, positions: tuple, patterns: list, size: int) -> OwnSet:
+    """``n`` test images at ``positions`` (a split's or the phase split's test centres): the centres in an order drawn
+    from ``rng``, every class in turn at each, a class's pattern drawn where it has several. So the classes are
+    balanced within one image, and ``n`` >= centres × classes tests every class at every test centre: what a page
+    says of "your test centres" holds of the test set."""
+    k = len(patterns)
+    order = rng.permutation(len(positions))
+    images = np.zeros((n, size, size), dtype=np.float32)
+    labels, centres = np.zeros(n, dtype=np.float32), np.zeros((n, 2), dtype=np.int64)
+    for i in range(n):
+        cx, cy = positions[int(order[(i // k) % len(positions)])]
+        mine = patterns[i % k]
+        pattern = mine[int(rng.integers(len(mine)))] if len(mine) > 1 else mine[0]
+        images[i], labels[i], centres[i] = place_pattern(pattern, cx, cy, size), i % k, (cx, cy)
+    return OwnSet(images, labels, centres)
+
+
+def centres_tested(n_test: int, centres: int, classes: int) -> int:
+    """How many of a split's ``centres`` test centres ``_tested`` draws ``n_test`` images at."""
+    return min(centres, -(-n_test // classes))
+
+
 def _map(patterns: list, fits: range, size: int) -> OwnSet:
     """Every map pattern of every class at every centre that fits (class, then cy, then cx: the shapes' order)."""
     images, labels, centres = [], [], []
@@ -133,8 +157,9 @@ def own_fields(text: str) -> dict:
 
     def draw(rng, n_train, train_at, n_test, test_at, size):
         train, test, grid = _patterns(classes, rng)
-        return (_placed(rng, n_train, train_at, train, size), _placed(rng, n_test, test_at, test, size),
-                _map(grid, fits(size), size))
+        at_positions = bool(test_at) and isinstance(test_at[0], tuple)  # a split's centres, not a range
+        return (_placed(rng, n_train, train_at, train, size),
+                (_tested if at_positions else _placed)(rng, n_test, test_at, test, size), _map(grid, fits(size), size))
 
     def example(data_seed, index, cx, cy, size):
         return place_pattern(_patterns(classes, np.random.default_rng(data_seed))[2][index][0], cx, cy, size)

@@ -40,7 +40,7 @@ def _file_or_link(flag: str, value: str, tag: str, limit: int, from_file: Callab
             raise ValueError(f"no such file (a file, or the text of a link: {tag}.…)")
         if path.stat().st_size > 4 * limit:  # measured before it is read: UTF-8 takes at most 4 bytes a character
             raise ValueError(f"the file is larger than a file of this kind may be ({limit:,} characters)")
-        return from_file(path.read_text(encoding="utf-8"))
+        return from_file(path.read_text(encoding="utf-8-sig"))  # a Windows editor's byte-order mark is no text
     except UnicodeDecodeError:
         raise ValueError(f"{named}: not a text file (UTF-8)") from None
     except OSError as exc:

@@ -2,9 +2,10 @@
 there up to a reordering, or must it carry what it learned somewhere new?
 
 A model samples its input on a grid: a ViT one token per P×P patch, the CNN one value per 2×2 pool, a flatten model
-every pixel with weights of its own (its stride is the whole image). A test centre that a training centre reaches by
-whole strides, in x and in y, gives the same samples moved on that grid (lessons 1 and 2: a ViT's tokens reordered);
-one at an offset within the stride that no training centre takes gives samples the model never saw. The lesson's
+every pixel with weights of its own (its stride is the whole image). At a test centre that a training centre reaches
+by whole strides, in x and in y, the grid lines up with the drawing as it did there (for the lesson's ViT, away from
+the edges, the same drawing's tokens reordered: lessons 1 and 2); at an offset within the stride that no training
+centre takes it cuts the drawing where training never did. Geometry only: the sentences say no more (``sentence``). The lesson's
 own words for the three kinds are ``behaviour.OFFSETS`` (seen, new place at trained offsets, new offset), and
 ``behaviour.new_for_stride`` decides each centre, as it does for the phase split's verdicts: this is that question
 asked of any split, a split of one's own included.
@@ -27,19 +28,23 @@ Centre = tuple[int, int]  # (cx, cy)
 class SplitMoves:
     model: str
     stride: int  # pixels between the model's samples (a ViT's patch, the CNN's pool; the image for a flatten model)
-    moved: tuple[Centre, ...]  # test centres a training centre reaches by whole strides: the same samples, moved
+    moved: tuple[Centre, ...]  # test centres a training centre reaches by whole strides: the grid lines up as there
     new: tuple[Centre, ...]  # test centres at an offset within the stride that no training centre takes
     whole_image: bool  # the stride is the image: no grid is shared between places
 
     def sentence(self) -> str:
+        """What the split's geometry asks of the model, and no more: where its sampling grid lines up with a training
+        centre's. Not that the model sees the same input there: a test image can be a new scan, a model can read
+        pixels beyond its own patch (overlapping or shifted patches, a CNN's stem), the canvas's edge cuts what a
+        grid samples, and a marked training centre may hold no training image of a class."""
         n = len(self.moved) + len(self.new)
         who = label(self.model)
         if self.whole_image:
             return (f"{who} has weights of its own for every pixel (no sampling grid shared between places): all {n} "
-                    "test centres are new to it.")
-        return (f"{who} samples every {self.stride} pixels: {len(self.moved)} of {n} test centres are training centres "
-                f"moved by whole {self.stride}-pixel steps (the same samples, moved), {len(self.new)} sit at an offset "
-                f"within {self.stride} pixels that no training centre takes (new samples).")
+                    "test centres are new places to it.")
+        return (f"{who} samples every {self.stride} pixels: {len(self.moved)} of {n} test centres lie whole "
+                f"{self.stride}-pixel steps (in x and in y) from a centre marked for training, where its grid lines up "
+                f"as there; {len(self.new)} sit at an offset within {self.stride} pixels that no training centre has.")
 
 
 def move_kinds(d: DataConfig, stride: int) -> dict[Centre, str]:

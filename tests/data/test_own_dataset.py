@@ -13,7 +13,7 @@ from core.data import digits
 from core.data.data_config import DataConfig, make_data
 from core.data.datasets import dataset
 from core.data.own_classes import OwnClass, drawing_rows, encode_classes
-from core.data.own_dataset import own_fields, place_pattern
+from core.data.own_dataset import centres_tested, own_fields, place_pattern
 from core.data.own_split import phase_split
 
 TEE = ("###", ".#.", ".#.")
@@ -27,18 +27,33 @@ def same_data(a: DataConfig, b: DataConfig) -> bool:
                                                                                               y.grid_centres)
 
 
-@pytest.mark.parametrize("split", [{}, {"train_range": (3, 12), "phases": (0, 1, 2)}], ids=["notebook", "phase"])
-def test_the_default_classes_draw_the_lessons_very_images(split):
-    lesson = DataConfig(**split)
+def test_the_default_classes_draw_the_lessons_very_images():
+    lesson = DataConfig()
     own = replace(lesson, dataset="own")
     assert own.kind.classes == ("plus", "circle") and own.kind.reach == (3, 3) and own.own_classes.startswith("c1.")
     assert same_data(own, lesson)
 
 
-def test_a_split_of_ones_own_draws_what_the_same_centres_of_the_phase_split_draw():
+def same_training(a: DataConfig, b: DataConfig) -> bool:
+    x, y = make_data(a), make_data(b)
+    return all(torch.equal(getattr(x, f), getattr(y, f)) for f in ("Xtr", "ytr", "grid_X", "grid_y"))
+
+
+@pytest.mark.parametrize("own", [DataConfig(dataset="own", train_range=(3, 12), phases=(0, 1, 2)),
+                                 DataConfig(dataset="own", split=phase_split(range(3, 13)))], ids=["phases", "split"])
+def test_at_given_centres_the_training_set_is_the_lessons_and_the_test_set_every_class_at_every_centre(own):
     phase = DataConfig(train_range=(3, 12), phases=(0, 1, 2))
-    own = DataConfig(dataset="own", split=phase_split(range(3, 13)))
-    assert own.train_positions == phase.train_positions and same_data(own, phase)
+    assert own.train_positions == phase.train_positions and same_training(own, phase)
+    for n_test in (own.n_test, 2 * len(own.test_positions), 7):
+        data = make_data(replace(own, n_test=n_test))
+        counts = np.bincount(data.yte.long().numpy(), minlength=2)
+        assert abs(int(counts[0]) - int(counts[1])) <= 1  # balanced within one image
+        tested = {tuple(c) for c in data.test_centres.tolist()}
+        assert tested <= set(own.test_positions)
+        assert len(tested) == centres_tested(n_test, len(own.test_positions), 2)
+        if n_test >= 2 * len(own.test_positions):  # every class at every centre
+            pairs = {(tuple(c), int(y)) for c, y in zip(data.test_centres.tolist(), data.yte.tolist(), strict=True)}
+            assert len(pairs) == 2 * len(own.test_positions)
 
 
 def test_a_pattern_is_placed_by_the_middle_pixel_of_its_box_as_the_shapes_and_digits_are():

@@ -59,6 +59,7 @@ def _with(monkeypatch, bands: dict, ink: float = 0.5):
     """A run whose verdicts have these bands (model -> band) and whose ink count scores ``ink``."""
     monkeypatch.setattr(own, "verdicts", lambda result, labels=None: {m: _Verdict(m, b) for m, b in bands.items()})
     monkeypatch.setattr(own, "_ink", lambda result: type("Ink", (), {"accuracy": ink})())
+    monkeypatch.setattr(own, "_commonest_share", lambda result: 0.5)
     return lambda: _Result()
 
 
@@ -94,7 +95,9 @@ def test_the_ink_check_reads_the_ink_count_against_chance_and_the_best_models_ve
 
 def test_notes_say_each_verdict_what_the_split_asks_of_each_model_and_the_ink_count(mirrored_run):
     text = "\n".join(own.notes(mirrored_run))
-    assert text.startswith("Chance is 50 % (2 classes). At your 72 test centres: ViT (lesson):")
+    assert text.startswith("Chance is 50 % (2 classes). Your test set: 100 images, 50 of your 72 test centres (fewer "
+                           "images than centres × classes), the classes balanced. ViT (lesson):")
+    assert "cannot hold every class" not in text  # 200 training images over 72 centres × 2 classes
     assert "ViT (lesson) samples every 4 pixels" in text and "CNN samples every 2 pixels" in text
     assert "The total ink of an image alone" in text
 
@@ -106,3 +109,12 @@ def test_the_pages_command_line_is_the_forms_setting_exactly():
         words = own.command_words(replace(cfg, models=("vit", "cnn", "mlp")))
         assert words[:4] == ["python", "-m", "core", "generalization"]
         assert form_config(build_parser().parse_args(words[3:])) == replace(cfg, models=("vit", "cnn", "mlp"))
+
+
+def test_the_ink_check_measures_the_ink_count_against_the_commonest_class_of_the_test_set(monkeypatch):
+    """A test set of 14 of one class and 6 of the other: an ink count that answers one class scores 70 %, and that is
+    no better than answering the commonest class."""
+    run = _with(monkeypatch, {"cnn": "top"}, 0.7)
+    monkeypatch.setattr(own, "_commonest_share", lambda result: 0.7)
+    answer = own.ink_cannot(run)
+    assert answer.correct == 0 and "the commonest class alone: 70%" in answer.explanation

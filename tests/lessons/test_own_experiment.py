@@ -119,3 +119,11 @@ def test_drawings_without_the_own_dataset_are_refused_and_the_help_says_the_form
     assert "--drawings gives your own classes: add --dataset own" in capsys.readouterr().err
     help_text = build_parser()._subparsers._group_actions[0].choices["generalization"].format_help()
     assert "[name]" in help_text and "digit N" in help_text and "T train, X test" in help_text
+
+
+def test_a_file_saved_by_a_windows_editor_byte_order_mark_and_crlf_reads_as_any(tmp_path):
+    plain, windows = tmp_path / "plain.txt", tmp_path / "windows.txt"
+    text = "[a]\n#.\n##\n\n[b]\n##\n.#\n"
+    plain.write_text(text)
+    windows.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    assert config("--drawings", str(plain)) == config("--drawings", str(windows))

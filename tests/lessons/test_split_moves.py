@@ -21,10 +21,10 @@ def test_the_lessons_split_asks_only_for_whole_patch_moves_and_everything_of_a_f
     assert [got["vit"].stride, got["cnn"].stride, got["mlp"].stride] == [4, 2, 16]
     assert len(got["vit"].moved) == len(got["cnn"].moved) == 4 and not got["vit"].new and not got["cnn"].new
     assert got["mlp"].whole_image and len(got["mlp"].new) == 4 and not got["mlp"].moved
-    assert got["vit"].sentence() == ("ViT (lesson) samples every 4 pixels: 4 of 4 test centres are training centres "
-                                     "moved by whole 4-pixel steps (the same samples, moved), 0 sit at an offset within "
-                                     "4 pixels that no training centre takes (new samples).")
-    assert got["mlp"].sentence().endswith("all 4 test centres are new to it.")
+    assert got["vit"].sentence() == ("ViT (lesson) samples every 4 pixels: 4 of 4 test centres lie whole 4-pixel steps "
+                                     "(in x and in y) from a centre marked for training, where its grid lines up as "
+                                     "there; 0 sit at an offset within 4 pixels that no training centre has.")
+    assert got["mlp"].sentence().endswith("all 4 test centres are new places to it.")
 
 
 def test_the_phase_split_is_new_for_the_vits_patch_and_not_for_the_cnns_pool():

@@ -417,8 +417,8 @@ def split_figure(models: list[str], whole: list, part: list, title: str, chance:
 
 
 # The painted split's cells: a colour and a legend name per kind (core/lessons/split_moves.py's OFFSETS, and the rest)
-SPLIT_CELLS = {"seen": ("#1d4ed8", "training centre"), "new place, trained offsets": ("#16a34a", "test: a trained place moved by whole steps"),
-               "new offset": ("#ea580c", "test: an offset never trained"), "test": ("#7c3aed", "test centre"),
+SPLIT_CELLS = {"seen": ("#1d4ed8", "training centre"), "new place, trained offsets": ("#16a34a", "test: its grid lines up as at a training centre"),
+               "new offset": ("#ea580c", "test: an offset no training centre has"), "test": ("#7c3aed", "test centre"),
                "neither": ("#e5e7eb", "neither (click to mark)"), "unfit": ("#dc2626", "marked, but your classes do not fit here")}
 
 
