@@ -11,17 +11,23 @@ each control (a label renamed later still opens its old link). A value that is n
 and the page says so: a link note (``refused``, shown by ``ui.widgets.show_link_notes``), one sentence per value, which
 stays while the control holds the value used instead. Widgets Streamlit binds itself (lessons 1 and 2) drop such a
 value silently: ``bound_link`` and ``check_bound`` say it for them.
+
+Only a page's open section is drawn: the controls of its closed sections stay in the address all the same
+(``keep_closed_sections``, ``section_controls``), so a link copied at any moment holds every setting.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.state.session_state_proxy import get_session_state
 
 from core.engine.setting.typed_json import plain
 
@@ -30,6 +36,7 @@ KEPT = "_linked_"  # + a widget's key: its value, kept when the page's widgets a
 FIRST_TAB = "_first_tab_"  # + a tabs widget's key: the tab its link opened, its default on every run
 LAST_TAB = "_last_tab_"  # + a tabs widget's key: the tab open when it was last drawn
 NOTES = "_link_notes_"  # a control's key -> (its page, the sentences, the value used instead): what a link named
+HIDDEN = "_section_links_"  # page -> tabs' key -> section -> control's key -> (the link's texts, its value): kept
 SHOWN_CHOICES = 8  # a list of choices longer than this is cut in a link note
 
 
@@ -177,6 +184,7 @@ def _from_link(key: str, options: list, many: bool, table: str) -> tuple[object,
 
 
 def _to_link(key: str, value, default, many: bool, name: Callable[[object], str] = name_of) -> None:
+    in_section(key)
     same = list(value) == list(default) if many else value == default
     names = [name(v) for v in value] if many else name(value)
     if same:
@@ -213,6 +221,106 @@ def tab_to_link(key: str, labels: dict[str, str]) -> None:
         return
     st.session_state[LAST_TAB + key] = open_label
     _to_link(key, names[open_label], next(iter(labels)), False)
+
+
+# ---------------------------------------------------------------- closed sections: their controls stay in the link
+# Only the open section of a page's tabs is drawn (``ui.widgets.sections``). Streamlit drops the parameter of a
+# widget it binds to the address at the end of every run that does not draw it (``QueryParams.remove_stale_bindings``,
+# from ``SessionState._remove_stale_widgets``), and refuses a page's own write to a parameter while it is bound: the
+# moment another section opened, a link lost the first one's settings. So a section's linked controls are remembered
+# as the address held them when it was last drawn, and at the start of every run that can leave them out (the page's,
+# its tabs' fragment's) each is unbound from its widget (not drawn yet in the run) and written back: a widget drawn in
+# the run binds itself again; one not drawn keeps its parameter. Opened, the link starts each widget at its value
+# when its section is first drawn (Streamlit's binding and ``named`` read the address then).
+
+_drawing = threading.local()  # ``stack``: the keys linked while a section is drawn, a set per section, innermost last
+_NONE = "_no value_"  # a control's value when the session holds none
+
+
+def in_section(key: str) -> None:
+    """``key`` is in the link: kept there while the section being drawn (if any) is closed."""
+    stack = getattr(_drawing, "stack", None)
+    if stack:
+        stack[-1].add(key)
+
+
+def _drawn_ids() -> object:
+    ctx = get_script_run_ctx(suppress_warning=True)
+    return ctx.shared.widget_ids_this_run if ctx is not None else frozenset()
+
+
+def _bound_drawn() -> dict[str, str]:
+    """The parameters Streamlit has bound to widgets drawn so far in this run: key -> the widget's id."""
+    keys, drawn = [k for k in st.session_state.keys() if isinstance(k, str)], _drawn_ids()
+    with get_session_state().query_params() as qp:
+        bindings = {k: qp.get_binding_for_param(k) for k in keys}
+    return {k: b.widget_id for k, b in bindings.items() if b is not None and b.widget_id in drawn}
+
+
+def _unbind(key: str) -> bool:
+    """Streamlit's binding of ``key`` to a widget not drawn in this run undone (its parameter is the page's to keep);
+    False when a widget drawn in this run holds it."""
+    drawn = _drawn_ids()
+    with get_session_state().query_params() as qp:
+        binding = qp.get_binding_for_param(key)
+        if binding is None:
+            return True
+        if binding.widget_id in drawn:
+            return False
+        qp.unbind_widget(binding.widget_id)
+        return True
+
+
+def _value(key: str):
+    return st.session_state[key] if key in st.session_state else st.session_state.get(KEPT + key, _NONE)
+
+
+def _this_page() -> dict[str, dict[str, dict[str, tuple[list[str] | None, object]]]]:
+    return st.session_state.setdefault(HIDDEN, {}).setdefault(_page(), {})
+
+
+def keep_closed_sections(tabs: str | None = None) -> None:
+    """At the start of a run: the remembered controls of this page's sections (``tabs``: of those tabs only) back in
+    the address, unbound from their widgets (see above). A control whose value changed since it was remembered (in
+    a fragment inside its section) is remembered again as the address holds it now. Not when the browser's Back or
+    Forward opens an address: the run then takes every value from it."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or ctx.is_history_navigation:
+        return
+    for name, closed in _this_page().items():
+        if tabs is not None and name != tabs:
+            continue
+        for controls in closed.values():
+            for key, (texts, value) in list(controls.items()):
+                now = _value(key)
+                if not _same(now, value):
+                    texts = st.query_params.get_all(key) or None
+                    controls[key] = (texts, now)
+                if texts and _unbind(key) and st.query_params.get_all(key) != texts:
+                    st.query_params[key] = texts
+
+
+@contextmanager
+def section_controls(tabs: str, section: str) -> Iterator[None]:
+    """Draw the open ``section`` of the tabs ``tabs`` inside: its linked controls (bound by Streamlit, or linked here:
+    ``in_section``) are remembered as the address holds them after it, kept there once it is closed
+    (``keep_closed_sections``). One drawn last time and not now (shown for one choice of another) leaves the address,
+    as Streamlit's binding does."""
+    stack = _drawing.__dict__.setdefault("stack", [])
+    before = _bound_drawn()
+    stack.append(set())
+    try:
+        yield
+        keys = stack[-1] | {k for k, w in _bound_drawn().items() if before.get(k) != w}
+    finally:
+        stack.pop()
+    controls = _this_page().setdefault(tabs, {})
+    for key in controls.get(section, {}).keys() - keys:
+        if key in st.query_params and _unbind(key):
+            del st.query_params[key]
+    controls[section] = {k: (st.query_params.get_all(k) or None, _value(k)) for k in keys}
+    if stack:  # a section inside another: the outer one keeps them too
+        stack[-1].update(keys)
 
 
 # ---------------------------------------------------------------- link notes: what a link named and the page did not use

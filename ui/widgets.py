@@ -18,7 +18,14 @@ import streamlit as st
 from ui.figures import figure_tables, margins, reuse, theme
 from ui.lesson_list import Lesson
 from ui.page_rerun import fragment, page_run_started
-from ui.url_state import leave_other_pages, link_notes, tab_from_link, tab_to_link
+from ui.url_state import (
+    keep_closed_sections,
+    leave_other_pages,
+    link_notes,
+    section_controls,
+    tab_from_link,
+    tab_to_link,
+)
 
 if TYPE_CHECKING:  # pandas only names a type here: the home page draws without importing it (docs/performance.md)
     import pandas as pd
@@ -131,6 +138,7 @@ def sidebar() -> None:
     on every page: the link notes of the page left are dropped here."""
     page_run_started()
     leave_other_pages()
+    keep_closed_sections()
     navigation_first()
     with st.sidebar:
         st.toggle("Show numbers under every chart", key="numbers", bind=URL,
@@ -238,7 +246,7 @@ def sections(key: str, draws: dict[str, tuple[str, Callable[[], object]]], after
     them with what the open section's draw function returned (a page's "What to notice" that depends on it).
     ``draws``: name -> (label, draw). Drawing every chart of every section made a page's first draw several times
     slower; a closed section costs nothing. The open tab is in the link by its name (``ui.url_state``), and a
-    hidden section's controls keep their values.
+    hidden section's controls keep their values, in the link too (``ui.url_state.keep_closed_sections``).
 
     A fragment (``ui.page_rerun``): opening a tab, or a control inside the open section, re-runs the tabs and
     that section alone, not the page. Whatever depends on the open section is drawn here, in ``after``, so a
@@ -248,13 +256,15 @@ def sections(key: str, draws: dict[str, tuple[str, Callable[[], object]]], after
 
 @fragment
 def _sections(key: str, draws: dict[str, tuple[str, Callable[[], object]]], after: Callable[[object], None] | None):
+    keep_closed_sections(key)  # a fragment's run: the page's own run did it for the others
     labels = {name: label for name, (label, _) in draws.items()}
     tabs = st.tabs(list(labels.values()), key=key, default=tab_from_link(key, labels), on_change="rerun")
     shown = None
-    for tab, (_, draw) in zip(tabs, draws.values(), strict=True):
+    for tab, (name, (_, draw)) in zip(tabs, draws.items(), strict=True):
         with tab:
             if tab.open:
-                shown = draw()
+                with section_controls(key, name):
+                    shown = draw()
     tab_to_link(key, labels)
     if after is not None:
         after(shown)

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 
 from core.lessons import model_cards
-from tests.apptest_helpers import link_notes, page
+from tests.apptest_helpers import link_notes, open_section, page
 
 PAGE = "pages/3_ViT_vs_CNN.py"
 
@@ -118,3 +118,70 @@ def test_numbers_from_a_link_are_refused_with_the_reason():
     assert _numbers(["x", "2.5", "9", "2"], 1, 5, int) == ([2], [
         ("x", "is not a number"), ("2.5", "is not a whole number"), ("9", "is not between 1 and 5")])
     assert _numbers(["2.5", ""], 0.0, 3.0, float) == ([2.5], [("", "is not a number")])
+
+
+SYMMETRY = "pages/2_Permutation_symmetry.py"
+SHUFFLE, CHANGE = "1 · Shuffle the patches", "2 · Change one patch"
+
+
+def test_a_closed_sections_controls_stay_in_the_link_and_its_widgets_open_at_them():
+    """Only the open section is drawn, and Streamlit drops the parameter of a bound widget a run does not draw: the
+    link lost the first section's settings the moment another opened (ui.url_state.keep_closed_sections)."""
+    at = page(SYMMETRY, query={"perm_kind": "shift", "shift_c": "2"})
+    assert linked(at, "perm_kind") == ["shift"] and linked(at, "shift_c") == ["2"]
+    open_section(at, CHANGE)
+    assert linked(at, "perm_kind") == ["shift"] and linked(at, "shift_c") == ["2"]
+    assert linked(at, "symmetry_view") == ["change"]
+    at.selectbox(key="positions").set_value("learned").run()  # the whole page runs again: still there
+    assert linked(at, "perm_kind") == ["shift"] and linked(at, "shift_c") == ["2"]
+    open_section(at, SHUFFLE)
+    assert at.selectbox(key="perm_kind").value == "shift" and at.slider(key="shift_c").value == 2
+    assert linked(at, "perm_kind") == ["shift"] and "symmetry_view" not in at.query_params
+    # a control shown for one choice of another leaves the link with it, as Streamlit's binding does
+    at.selectbox(key="perm_kind").set_value("random")
+    at.query_params["perm_kind"] = "random"  # the browser writes a bound widget's change into the address itself
+    at.run()
+    assert linked(at, "perm_kind") == ["random"] and "shift_c" not in at.query_params
+
+
+def test_a_link_naming_a_closed_sections_control_keeps_it_until_it_is_drawn_there():
+    at = page(SYMMETRY, query={"perm_kind": "shift", "symmetry_view": "change"})
+    at.slider(key="change_patch").set_value(4).run()
+    assert linked(at, "perm_kind") == ["shift"]
+    open_section(at, SHUFFLE)
+    assert at.selectbox(key="perm_kind").value == "shift" and linked(at, "perm_kind") == ["shift"]
+
+
+def test_a_closed_sections_controls_at_their_defaults_stay_out_of_the_link():
+    at = page(SYMMETRY)
+    open_section(at, CHANGE)
+    assert dict(at.query_params) == {"symmetry_view": "change"}
+
+
+def test_a_closed_sections_controls_come_back_into_the_link_when_the_learner_comes_back_to_the_page():
+    """The browser's address holds another page's settings there: back on this one, it holds this one's again."""
+    at = page(SYMMETRY, query={"perm_kind": "shift"})
+    open_section(at, CHANGE)
+    at.switch_page("pages/1_Patchify.py")
+    at.query_params.clear()
+    at.run()
+    at.switch_page(SYMMETRY).run()
+    assert linked(at, "perm_kind") == ["shift"] and linked(at, "symmetry_view") == ["change"]
+
+
+def test_look_inside_keeps_its_probe_in_the_link_while_another_section_is_open():
+    at = opened({"results_view": "inside", "vc_probe_cx": "12", "vc_probe_model": "cnn"})
+    next(b for b in at.button if b.label == "Show the result without predicting").click().run()
+    assert at.select_slider(key="vc_probe_cx").value == 12 and at.selectbox(key="vc_probe_model").value == "cnn"
+    open_section(at, "Per-seed results")
+    assert linked(at, "vc_probe_cx") == ["12"] and linked(at, "vc_probe_model") == ["cnn"]
+    open_section(at, "Look inside the models")
+    assert at.select_slider(key="vc_probe_cx").value == 12 and at.selectbox(key="vc_probe_model").value == "cnn"
+
+
+def test_a_bad_value_for_a_closed_sections_control_is_said_when_its_section_is_drawn():
+    at = opened({"results_view": "seeds", "vc_probe_model": "no-such-model"})
+    next(b for b in at.button if b.label == "Show the result without predicting").click().run()
+    open_section(at, "Look inside the models")
+    assert [n for n in link_notes(at) if n.startswith("vc_probe_model=")] == [
+        "vc_probe_model=no-such-model in the link is not one of vit, cnn: the default (vit) is used."]
