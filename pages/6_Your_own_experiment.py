@@ -26,6 +26,7 @@ from ui.draw_your_own import draw_your_own
 from ui.exercise_panel import exercise_panel
 from ui.experiment_page import Experiment, Shown, presets, run_experiment
 from ui.figures import model_figures
+from ui.form_controls import control_widget
 from ui.glossary import term
 from ui.lesson_list import page_of
 from ui.look_inside import load_models_ahead, look_inside
@@ -81,6 +82,8 @@ def form_setting() -> GeneralizationConfig | None:
 
 def above_form() -> None:
     presets(EXPERIMENT)
+    for c in CONTROLS[:2]:  # the link's classes and split, read before the editor and the painter draw them
+        control_widget(c, EXPERIMENT.defaults[c.key])
     class_editor()
     split_painter(BASE, form_setting())
     st.subheader("3. The models and their training")
