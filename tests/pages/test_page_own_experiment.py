@@ -27,8 +27,8 @@ def test_opens_clean_on_the_lessons_shapes_and_the_notebooks_split():
     at = page(PAGE, timeout=60)
     assert_clean(at)
     assert not at.metric and not cannot(at) and not link_notes(at)
-    assert widget(at.text_input, "own_name_").value == "plus"
-    assert at.radio(key="own_class_at").options == ["plus", "circle"]
+    assert widget(at.text_input, "own_edit_name_").value == "plus"
+    assert at.radio(key="own_edit_class").options == ["plus", "circle"]
     assert any(c.value == "33 pixels of ink." for c in at.caption)
     assert dict(at.query_params) == {}  # the defaults are left out of the link
     # the painter shows the split the form will run: the notebook's 6x6 training and 2x2 test centres
@@ -38,34 +38,34 @@ def test_opens_clean_on_the_lessons_shapes_and_the_notebooks_split():
 
 def test_adding_a_class_refuses_the_form_and_the_link_keeps_the_last_setting():
     at = page(PAGE, timeout=60)
-    widget(at.text_input, "own_name_").set_value("blob").run()  # a setting: in the link
+    widget(at.text_input, "own_edit_name_").set_value("blob").run()  # a setting: in the link
     assert_clean(at)
     named = at.query_params["own_classes"]
     assert named.startswith("c1.")
     at.button(key="own_add_class").click().run()
     assert not at.exception
-    assert at.radio(key="own_class_at").options == ["blob", "circle", "class 3"]
+    assert at.radio(key="own_edit_class").options == ["blob", "circle", "class 3"]
     said = cannot(at)
     assert len(said) == 1 and "is empty" in said[0] and "class 3" in said[0], said
     assert at.query_params["own_classes"] == named  # the unfinished draft stays out of the link
     at.button(key="own_remove_class").click().run()  # the empty class gone: a setting again
     assert_clean(at)
-    assert at.query_params["own_classes"] == named and at.radio(key="own_class_at").options == ["blob", "circle"]
+    assert at.query_params["own_classes"] == named and at.radio(key="own_edit_class").options == ["blob", "circle"]
 
 
 def test_renaming_a_class_puts_the_classes_in_the_link():
     at = page(PAGE, timeout=60)
-    widget(at.text_input, "own_name_").set_value("cross").run()
+    widget(at.text_input, "own_edit_name_").set_value("cross").run()
     assert_clean(at)
     assert at.query_params["own_classes"].startswith("c1.")
-    assert at.radio(key="own_class_at").options == ["cross", "circle"]
+    assert at.radio(key="own_edit_class").options == ["cross", "circle"]
 
 
 def test_two_classes_made_of_the_same_digit_are_refused():
     at = page(PAGE, timeout=60)
-    widget(at.selectbox, "own_made_of_").set_value("digit 3").run()
-    at.radio(key="own_class_at").set_value(1).run()
-    widget(at.selectbox, "own_made_of_").set_value("digit 3").run()
+    widget(at.selectbox, "own_edit_made_of_").set_value("digit 3").run()
+    at.radio(key="own_edit_class").set_value(1).run()
+    widget(at.selectbox, "own_edit_made_of_").set_value("digit 3").run()
     assert not at.exception
     said = cannot(at)
     assert len(said) == 1 and said[0].endswith("these two classes are the same image: nothing to learn"), said
@@ -83,9 +83,9 @@ def test_a_hostile_link_is_one_sentence_and_the_defaults(query):
     (key, text), = query.items()
     notes = link_notes(at)
     assert len(notes) == 1 and notes[0].startswith(f"{key}={text[:20]}") and "could not be read" in notes[0], notes
-    assert notes[0].count(". ") == 0 and notes[0].endswith("default.")  # one sentence
+    assert notes[0].count(". ") == 0 and notes[0].endswith("the form's default is used.")  # one sentence
     assert not cannot(at)  # the form runs the default instead
-    assert widget(at.text_input, "own_name_").value == "plus"
+    assert widget(at.text_input, "own_edit_name_").value == "plus"
 
 
 def test_a_link_opens_its_classes_and_split_in_the_editor_and_the_painter_at_once():
@@ -96,7 +96,7 @@ def test_a_link_opens_its_classes_and_split_in_the_editor_and_the_painter_at_onc
     at = page(PAGE, timeout=60, query={"own_classes": classes, "own_split": split})
     assert_clean(at)
     assert not link_notes(at)
-    assert at.radio(key="own_class_at").options == ["L", "mirrored L"]
+    assert at.radio(key="own_edit_class").options == ["L", "mirrored L"]
     assert any(c.value == "9 pixels of ink." for c in at.caption)
     s = decode_split(split)
     assert any(md.value.startswith(f"**{len(s.train)} training and {len(s.test)} test centres") for md in at.markdown)
@@ -118,7 +118,7 @@ def reveal(at):
 
 def test_a_tiny_run_trains_and_its_link_opens_the_same_setting_and_numbers():
     at = page(PAGE, timeout=240)
-    widget(at.text_input, "own_name_").set_value("cross").run()
+    widget(at.text_input, "own_edit_name_").set_value("cross").run()
     at.button(key="own_split_quadrant").click().run()
     tiny(at)
     next(b for b in at.button if b.label == "Run").click().run()
@@ -136,5 +136,5 @@ def test_a_tiny_run_trains_and_its_link_opens_the_same_setting_and_numbers():
     assert_clean(again)
     assert not link_notes(again)
     assert dict(again.query_params) == link
-    assert again.radio(key="own_class_at").options == ["cross", "circle"]
+    assert again.radio(key="own_edit_class").options == ["cross", "circle"]
     assert {m.label: m.value for m in again.metric} == metrics
