@@ -106,14 +106,13 @@ def split_painter(base: GeneralizationConfig, cfg: GeneralizationConfig | None) 
     st.subheader("2. Your split: where the models train, where they are tested")
     train, test = painted()
     size, fits = base.data.img_size, _fits(base)
+    st.caption("Start from a split, then paint over it:")
+    for col, name in zip(st.columns(len(SPLIT_PRESETS)), SPLIT_PRESETS, strict=True):  # a row across the page
+        col.button(PRESET_NAMES.get(name, name), key=f"own_split_{name}", on_click=_preset, args=(name,),
+                   width="stretch")
     c1, c2 = st.columns([3, 2])
     c2.radio("Brush", list(BRUSHES), format_func=BRUSHES.get, key="own_edit_brush", horizontal=True,
              help="What a click, or a box or lasso dragged over the map, marks")
-    c2.markdown("**Or start from**")
-    cols = c2.columns(3)
-    for i, name in enumerate(SPLIT_PRESETS):
-        cols[i % 3].button(PRESET_NAMES.get(name, name), key=f"own_split_{name}", on_click=_preset, args=(name,),
-                           width="stretch")
     models = cfg.models if cfg is not None else base.models
     if st.session_state.get("own_moves_for", models[0]) not in models:  # a model since left out of the form
         del st.session_state["own_moves_for"]
