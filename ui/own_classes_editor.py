@@ -184,8 +184,8 @@ def class_editor() -> None:
     d = draft()
     st.subheader("1. Your classes")
     st.caption(f"{MIN_CLASSES} to {MAX_CLASSES} classes, each 1 to {MAX_DRAWINGS} drawings on the {SIDE}×{SIDE} canvas "
-               "or every shipped scan of one digit. A drawing is kept cut to its ink: the experiment places it at "
-               "each centre you mark below.")
+               "or every shipped scan of one digit. A drawing is kept cut to its ink (a link reopens it in the middle "
+               "of the canvas): the experiment places it at each centre you mark below.")
     _overview(d)
     names = [c.name or f"class {i + 1}" for i, c in enumerate(d)]
     if st.session_state.get("own_edit_class", 0) >= len(d):
@@ -229,11 +229,11 @@ def _drawing(left, right, c: DraftClass) -> None:
     d1, d2 = right.columns(2)
     d1.button("Add a drawing", key="own_add_drawing", on_click=_add_drawing, disabled=n >= MAX_DRAWINGS,
               help="A copy of this drawing, to change", width="stretch")
-    d2.button("Remove it", key="own_remove_drawing", on_click=_remove_drawing, disabled=n <= 1, width="stretch")
-    s1, s2 = right.columns([3, 2])
-    s1.selectbox("Start from", STARTS, key="own_edit_start", label_visibility="collapsed")
-    s2.button("Start from it", key="own_start_from", on_click=_start_from, width="stretch",
-              help="Replace this drawing with the lesson's plus or circle or a shipped scan of a digit")
+    d2.button("Remove this drawing", key="own_remove_drawing", on_click=_remove_drawing, disabled=n <= 1, width="stretch")
+    right.selectbox("Start this drawing from", STARTS, key="own_edit_start",
+                    format_func=lambda o: f"the lesson's {o}" if o in ("plus", "circle") else f"a shipped scan of {o}")
+    right.button("Start from it", key="own_start_from", on_click=_start_from, width="stretch",
+                 help="Replace this drawing with the lesson's plus or circle or a shipped scan of a digit")
     right.button("Clear the canvas", key="own_clear", on_click=_clear, width="stretch")
     ink = int(c.drawings[i].sum())
     right.caption(f"{ink} pixel{'s' * (ink != 1)} of ink.")

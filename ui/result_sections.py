@@ -62,9 +62,12 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
               f"trained by a training worker in {result.seconds:.1f} s" if trains_on_workers() else
               f"trained on this server in {result.seconds:.1f} s")
     d = cfg.data
-    st.caption(f"Setting: {len(cfg.train.seeds)} seed(s) × {len(cfg.models)} model(s), {d.n_train} training images at "
-               f"centres {d.train_range[0]}..{d.train_range[1]}, {d.n_test} test images at {d.test_range[0]}.."
-               f"{d.test_range[1]}, {cfg.train.epochs} epochs; {origin}."
+    where = ((f"at {len(d.train_positions)} training centres of your own, {d.n_test} test images at "
+              f"{len(d.test_positions)} test centres") if d.split else
+             (f"at centres {d.train_range[0]}..{d.train_range[1]}, {d.n_test} test images at {d.test_range[0]}.."
+              f"{d.test_range[1]}"))
+    st.caption(f"Setting: {len(cfg.train.seeds)} seed(s) × {len(cfg.models)} model(s), {d.n_train} training images "
+               f"{where}, {cfg.train.epochs} epochs; {origin}."
                + (f" Its verdicts are over {len({(u.seed, u.data_seed) for u in result.replicates})} units (seeds "
                   f"over {len({u.data_seed for u in result.replicates})} training draws, shipped beside it); its curves, maps and answers over its own seeds."
                   if result.replicates else ""))
@@ -281,11 +284,14 @@ def maps_grid(cfg: GeneralizationConfig, result: RunResult, v: dict[str, Verdict
     all (on a phone Streamlit stacks columns, so each map is as wide as the screen, not a quarter of it)."""
     kind = cfg.data.kind
     st.caption(f"Accuracy at every centre, every class averaged ({kind.label}), mean over seeds (hover for the number; "
-               "*Show numbers* in the sidebar lists them). Solid square: training centres; dashed: the test centres. "
+               "*Show numbers* in the sidebar lists them). "
+               + ("Outlined: each training centre. " if cfg.data.phases or cfg.data.split else
+                  "Solid square: training centres; dashed: the test centres. ") +
                f"Blue: right (100 %), orange: wrong (0 %), white: chance ({kind.chance * 100:.0f} %). One colour scale for "
                "every model.")
     grids = {m: mean_grid(result, m) for m in v}
     names = list(grids)
+    columns = max(2, min(columns, len(names)))  # two models: two half-width maps, not two quarters and an empty half
     per = -(-len(names) // columns)
     for i, col in enumerate(st.columns(columns)):
         part = {m: grids[m] for m in names[i * per:(i + 1) * per]}

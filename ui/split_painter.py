@@ -134,10 +134,13 @@ def split_painter(base: GeneralizationConfig, cfg: GeneralizationConfig | None) 
                 cells.append((cx, cy, kind))
     version = st.session_state.get("own_split_version", 0)
     chart_key = f"own_split_map_{version}"  # a fresh chart after each change: the next drag is a new selection
-    title = (f"{len(train)} training and {len(test)} test centres: click a cell or drag a box over many "
-             f"(the dotted square: where your classes fit, centres {fits[0]}..{fits[-1]})")
+    title = (f"{len(train)} training and {len(test)} test centres: click a cell, or pick the box or lasso at the "
+             f"map's top right and drag over many (dotted: where your classes fit, centres {fits[0]}..{fits[-1]})")
     plot(model_figures.painted_split_figure(size, tuple(cells), (fits[0], fits[-1]), title), c1, key=chart_key,
-         on_select=lambda: _painted_over(chart_key), selection_mode=("points", "box", "lasso"))
+         on_select=lambda: _painted_over(chart_key), selection_mode=("points", "box", "lasso"), tools=True)
+    shown = {k for *_, k in cells}
+    c1.markdown(" · ".join(f":{mark}[■] {name}" for kind, (_, name, mark) in model_figures.SPLIT_CELLS.items()
+                           if kind in shown))
     unfit = sum(1 for *_, k in cells if k == "unfit")
     if unfit:
         c2.warning(f"{unfit} marked centre{'s' * (unfit != 1)} lie where your classes do not fit.")

@@ -38,6 +38,8 @@ URL = "query-params"
 # phone it appears on every tap. The figure's title is drawn by Streamlit above it (see chart); Streamlit's
 # own element toolbar still offers full screen.
 PLOTLY_CONFIG = {"displaylogo": False, "displayModeBar": False}
+# A chart whose tools are shown (``plot(tools=True)``) keeps only its selection tools: box and lasso
+NOT_TOOLS = ("zoom2d", "pan2d", "zoomIn2d", "zoomOut2d", "autoScale2d", "resetScale2d", "toImage")
 
 
 def as_text(text: object) -> str:
@@ -179,18 +181,19 @@ def layout_settings(fig: go.Figure) -> dict:
 
 
 def plot(fig: go.Figure, where, *, key: str | None = None, on_select=None,
-         selection_mode: str | tuple[str, ...] = "points") -> None:
+         selection_mode: str | tuple[str, ...] = "points", tools: bool = False) -> None:
     """Send a figure to the page: its title as text above it, the layout of ``layout_settings`` and the lab's look
     (``theme.lab_look``: drawn once in the browser, not twice) in the figure and, with ``on_select``, a click on a
-    point selects it and runs ``on_select`` (``selection_mode``: also "box" and "lasso", a drag over many). The one place
-    a chart is sent. The figure is changed in place, or, equal
+    point selects it and runs ``on_select`` (``selection_mode``: also "box" and "lasso", a drag over many, picked from
+    the chart's tool bar, shown with ``tools``; a drag selects only then: with the drag mode "select" Streamlit makes
+    a click select nothing). The one place a chart is sent. The figure is changed in place, or, equal
     to one sent before, sent as a copy of that one (``figures.reuse``: its layout and look are worked out once per
     server, not on every rerun)."""
-    _send(fig, where, reuse.title(fig), key, on_select, selection_mode)
+    _send(fig, where, reuse.title(fig), key, on_select, selection_mode, tools)
 
 
 def _send(fig: go.Figure, where, title: str | None, key: str | None, on_select,
-          selection_mode: str | tuple[str, ...] = "points") -> None:
+          selection_mode: str | tuple[str, ...] = "points", tools: bool = False) -> None:
     """``plot`` with the figure's title already read (reading an untouched cached figure's title unpickles its
     spec: ``chart`` reads it once for both)."""
     if title:
@@ -198,7 +201,8 @@ def _send(fig: go.Figure, where, title: str | None, key: str | None, on_select,
     selectable = on_select is not None
     fig = reuse.finished(fig, lambda f: theme.lab_look(f, selectable=selectable, settings=layout_settings(f)), selectable)
     selection = dict(on_select=on_select, selection_mode=selection_mode) if on_select is not None else {}
-    where.plotly_chart(fig, theme=None, width="stretch", config=PLOTLY_CONFIG, key=key, **selection)
+    config = {**PLOTLY_CONFIG, "displayModeBar": True, "modeBarButtonsToRemove": list(NOT_TOOLS)} if tools else PLOTLY_CONFIG
+    where.plotly_chart(fig, theme=None, width="stretch", config=config, key=key, **selection)
 
 
 def chart(fig: go.Figure, where=None, *, key: str | None = None) -> None:

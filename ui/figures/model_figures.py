@@ -416,10 +416,14 @@ def split_figure(models: list[str], whole: list, part: list, title: str, chance:
     return fig
 
 
-# The painted split's cells: a colour and a legend name per kind (core/lessons/split_moves.py's OFFSETS, and the rest)
-SPLIT_CELLS = {"seen": ("#1d4ed8", "training centre"), "new place, trained offsets": ("#16a34a", "test: its grid lines up as at a training centre"),
-               "new offset": ("#ea580c", "test: an offset no training centre has"), "test": ("#7c3aed", "test centre"),
-               "neither": ("#e5e7eb", "neither (click to mark)"), "unfit": ("#dc2626", "marked, but your classes do not fit here")}
+# The painted split's cells: a colour, a legend name and the nearest of Markdown's colours (the page's legend) per
+# kind (core/lessons/split_moves.py's OFFSETS, and the rest)
+SPLIT_CELLS = {"seen": ("#1d4ed8", "training centre", "blue"),
+               "new place, trained offsets": ("#16a34a", "test: its grid lines up as at a training centre", "green"),
+               "new offset": ("#ea580c", "test: an offset no training centre has", "orange"),
+               "test": ("#7c3aed", "test centre", "violet"),
+               "neither": ("#e5e7eb", "neither (click to mark)", "gray"),
+               "unfit": ("#dc2626", "marked, but your classes do not fit here", "red")}
 
 
 @reused
@@ -429,7 +433,7 @@ def painted_split_figure(size: int, cells: tuple[tuple[int, int, str], ...], fit
     holds (cx, cy, kind) for every centre drawn; ``fits`` the inclusive range of centres where the classes fit,
     outlined."""
     fig = go.Figure()
-    for kind, (colour, name) in SPLIT_CELLS.items():
+    for kind, (colour, name, _) in SPLIT_CELLS.items():
         mine = [(x, y) for x, y, k in cells if k == kind]
         if not mine:
             continue
@@ -440,9 +444,11 @@ def painted_split_figure(size: int, cells: tuple[tuple[int, int, str], ...], fit
                                  hovertemplate=f"cx=%{{x}} cy=%{{y}}: {name}<extra></extra>"))
     lo, hi = fits
     fig.add_shape(type="rect", x0=lo - 0.5, x1=hi + 0.5, y0=lo - 0.5, y1=hi + 0.5, line=dict(color="#6b7280", dash="dot"))
-    fig.update_layout(title=title, dragmode="select", legend=dict(orientation="h", y=-0.12), showlegend=True)
-    fig.update_xaxes(title="cx", range=[-0.5, size - 0.5], dtick=2, autorange=False)
-    fig.update_yaxes(title="cy", range=[size - 0.5, -0.5], dtick=2, autorange=False)
+    # no legend in the figure (on a phone it wrapped over the map's top rows): the page says the colours in text
+    # (``SPLIT_CELLS``' names); the axes fixed: a drag selects or does nothing
+    fig.update_layout(title=title, showlegend=False)
+    fig.update_xaxes(title="cx", range=[-0.5, size - 0.5], dtick=2, autorange=False, fixedrange=True)
+    fig.update_yaxes(title="cy", range=[size - 0.5, -0.5], dtick=2, autorange=False, fixedrange=True)
     fig = square_layout(fig, height)
     fig.update_yaxes(autorange=False, range=[size - 0.5, -0.5])
     return fig
