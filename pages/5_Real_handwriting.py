@@ -7,7 +7,6 @@ import streamlit as st
 
 from core.data import datasets, digits
 from core.engine.results.run_result import RunResult
-from core.engine.results.verdict import verdicts
 from core.engine.setting.run_config import NOTEBOOK_SETUP, GeneralizationConfig
 from core.lessons.lesson5_real_handwriting import (
     CONTROLS,
@@ -18,22 +17,15 @@ from core.lessons.lesson5_real_handwriting import (
     lookup_in,
     notes,
 )
-from core.lessons.model_cards import CARDS
-from ui.draw_your_own import draw_your_own
 from ui.exercise_panel import exercise_panel
 from ui.experiment_page import Experiment, Shown, preset_exercise, run_experiment
-from ui.figures import model_figures
 from ui.glossary import term
 from ui.lesson_list import page_of
-from ui.look_inside import load_models_ahead, look_inside
+from ui.look_inside import load_models_ahead
 from ui.prediction_gate import one_of, revealed_only
 from ui.result_sections import (
-    accuracy_and_curves,
     downloads,
-    maps_grid,
-    misclassified,
-    per_seed_table,
-    ranking_table,
+    model_sections,
     results_header,
 )
 from ui.server_runs import run_id
@@ -86,16 +78,7 @@ def cached_notes(cfg: GeneralizationConfig, identity: tuple, shapes_identity: tu
 def results(shown: Shown) -> None:
     cfg, result = shown.cfg, shown.result
     results_header(cfg, result, shown.prediction, PREDICTION)
-    v = verdicts(result, {m: model_figures.label(m) for m in cfg.models})
-    sections("digits_view", {
-        "ranking": ("Ranking and table", lambda: ranking_table(result, v, {m: CARDS[m].group for m in v})),
-        "maps": ("Generalization maps", lambda: maps_grid(cfg, result, v)),
-        "seeds": ("Per-seed results", lambda: per_seed_table(cfg, result)),
-        "curves": ("Accuracy and curves", lambda: accuracy_and_curves(result)),
-        "misclassified": ("Misclassified test digits", lambda: misclassified(cfg, result, "digits_")),
-        "inside": ("Look inside the models", lambda: look_inside(result, "digits_")),
-        "draw": ("Draw your own", lambda: draw_your_own(result, "digits_")),
-    })
+    sections("digits_view", model_sections(cfg, result, "digits_", "digits"))
     st.subheader("What to notice")
     shapes = shown.store.get(NOTEBOOK_SETUP)
     bullets(cached_notes(cfg, run_id(result), shapes and run_id(shapes), result, shapes))

@@ -9,7 +9,6 @@ import streamlit as st
 
 from core.data import own_classes, own_split
 from core.engine.results.run_result import RunResult
-from core.engine.results.verdict import verdicts
 from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.controls import config_from
 from core.lessons.lesson6_own_experiment import (
@@ -21,24 +20,17 @@ from core.lessons.lesson6_own_experiment import (
     command_words,
     notes,
 )
-from core.lessons.model_cards import CARDS
-from ui.draw_your_own import draw_your_own
 from ui.exercise_panel import exercise_panel
 from ui.experiment_page import Experiment, Shown, presets, run_experiment
-from ui.figures import model_figures
 from ui.form_controls import control_widget
 from ui.glossary import term
 from ui.lesson_list import page_of
-from ui.look_inside import load_models_ahead, look_inside
+from ui.look_inside import load_models_ahead
 from ui.own_classes_editor import class_editor
 from ui.prediction_gate import one_of
 from ui.result_sections import (
-    accuracy_and_curves,
     downloads,
-    maps_grid,
-    misclassified,
-    per_seed_table,
-    ranking_table,
+    model_sections,
     results_header,
 )
 from ui.server_runs import run_id
@@ -98,16 +90,7 @@ def cached_notes(cfg: GeneralizationConfig, identity: tuple, _result: RunResult)
 def show_results(shown: Shown) -> None:
     cfg, result = shown.cfg, shown.result
     results_header(cfg, result, shown.prediction, PREDICTION)
-    v = verdicts(result, {m: model_figures.label(m) for m in cfg.models})
-    sections("own_view", {
-        "maps": ("Generalization maps", lambda: maps_grid(cfg, result, v)),
-        "ranking": ("Ranking and table", lambda: ranking_table(result, v, {m: CARDS[m].group for m in v})),
-        "seeds": ("Per-seed results", lambda: per_seed_table(cfg, result)),
-        "curves": ("Accuracy and curves", lambda: accuracy_and_curves(result)),
-        "misclassified": ("Misclassified test images", lambda: misclassified(cfg, result, "own_")),
-        "inside": ("Look inside the models", lambda: look_inside(result, "own_")),
-        "draw": ("Draw your own", lambda: draw_your_own(result, "own_")),
-    })
+    sections("own_view", model_sections(cfg, result, "own_"))
     st.subheader("What to notice")
     bullets(cached_notes(cfg, run_id(result), result))
     load_models_ahead(result)

@@ -16,11 +16,14 @@ from core.engine.results.run_result import RunResult, mean_grid, position_grid, 
 from core.engine.results.verdict import Verdict, margin, phrase, verdicts
 from core.engine.setting.run_config import GeneralizationConfig
 from core.inspect.trained_model import run_data
+from core.lessons.model_cards import CARDS
 from core.lessons.prediction import Prediction, judged_model
 from core.models.model_config import ModelConfig
 from core.models.registry import build
 from ui.downloads import results_csv, run_json
+from ui.draw_your_own import draw_your_own
 from ui.figures import image_figures, model_figures
+from ui.look_inside import look_inside
 from ui.server_runs import run_id, trains_on_workers
 from ui.url_state import named
 from ui.widgets import URL, chart, static_table
@@ -300,3 +303,19 @@ def maps_grid(cfg: GeneralizationConfig, result: RunResult, v: dict[str, Verdict
                                                  cfg.data.test_range, None, cols=1, colorbar=False, chance=kind.chance,
                                                  trained=model_figures.phase_lattice(cfg.data)),
                   col, key=f"maps_grid_{i}")
+
+
+def model_sections(cfg: GeneralizationConfig, result: RunResult, prefix: str, noun: str = "images") -> dict:
+    """The sections of a run of many models (lessons 5 and 6), for ``ui.widgets.sections``: the ranking, every model's
+    map, each seed, the curves, the misclassified test ``noun``, *Look inside* and *Draw your own* (their widgets'
+    keys start with ``prefix``)."""
+    v = verdicts(result, {m: model_figures.label(m) for m in cfg.models})
+    return {
+        "ranking": ("Ranking and table", lambda: ranking_table(result, v, {m: CARDS[m].group for m in v})),
+        "maps": ("Generalization maps", lambda: maps_grid(cfg, result, v)),
+        "seeds": ("Per-seed results", lambda: per_seed_table(cfg, result)),
+        "curves": ("Accuracy and curves", lambda: accuracy_and_curves(result)),
+        "misclassified": (f"Misclassified test {noun}", lambda: misclassified(cfg, result, prefix)),
+        "inside": ("Look inside the models", lambda: look_inside(result, prefix)),
+        "draw": ("Draw your own", lambda: draw_your_own(result, prefix)),
+    }
