@@ -90,7 +90,7 @@ def cached_notes(cfg: GeneralizationConfig, identity: tuple, _result: RunResult)
 def show_results(shown: Shown) -> None:
     cfg, result = shown.cfg, shown.result
     results_header(cfg, result, shown.prediction, PREDICTION)
-    sections("own_view", model_sections(cfg, result, "own_"))
+    sections("own_view", model_sections(cfg, result, "own_", first="maps"))  # what the learner came to see
     st.subheader("What to notice")
     bullets(cached_notes(cfg, run_id(result), result))
     load_models_ahead(result)

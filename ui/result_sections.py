@@ -305,12 +305,13 @@ def maps_grid(cfg: GeneralizationConfig, result: RunResult, v: dict[str, Verdict
                   col, key=f"maps_grid_{i}")
 
 
-def model_sections(cfg: GeneralizationConfig, result: RunResult, prefix: str, noun: str = "images") -> dict:
+def model_sections(cfg: GeneralizationConfig, result: RunResult, prefix: str, noun: str = "images",
+                   first: str = "ranking") -> dict:
     """The sections of a run of many models (lessons 5 and 6), for ``ui.widgets.sections``: the ranking, every model's
     map, each seed, the curves, the misclassified test ``noun``, *Look inside* and *Draw your own* (their widgets'
-    keys start with ``prefix``)."""
+    keys start with ``prefix``), the section named ``first`` opening."""
     v = verdicts(result, {m: model_figures.label(m) for m in cfg.models})
-    return {
+    every = {
         "ranking": ("Ranking and table", lambda: ranking_table(result, v, {m: CARDS[m].group for m in v})),
         "maps": ("Generalization maps", lambda: maps_grid(cfg, result, v)),
         "seeds": ("Per-seed results", lambda: per_seed_table(cfg, result)),
@@ -319,3 +320,4 @@ def model_sections(cfg: GeneralizationConfig, result: RunResult, prefix: str, no
         "inside": ("Look inside the models", lambda: look_inside(result, prefix)),
         "draw": ("Draw your own", lambda: draw_your_own(result, prefix)),
     }
+    return {first: every.pop(first), **every}
