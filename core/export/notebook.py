@@ -42,7 +42,7 @@ from core.nn import seeded
 
 # The lesson pages, as the app names them (ui/lesson_list.py; core never imports ui, a test compares the two)
 PAGES = {1: "1 · Patchify", 2: "2 · Permutation symmetry", 3: "3 · ViT vs CNN", 4: "4 · Fixing the ViT",
-         5: "5 · Real handwriting"}
+         5: "5 · Real handwriting", 6: "6 · Your own experiment"}
 
 # The digits file cannot be beside the notebook's code as it is beside core/data/digits.py: the notebook carries it
 EMBEDDED_DIGITS = "UCI_DIGITS_CSV_GZ"
@@ -301,7 +301,9 @@ def title_words(cfg: GeneralizationConfig, command: str) -> str:
 
 
 def setting_words(cfg: GeneralizationConfig) -> str:
-    pages = [PAGES[5] if cfg.data.kind.noun != "shapes" else PAGES[3]] + ([PAGES[4]] if _remedies(cfg) else [])
+    d = cfg.data
+    first = PAGES[6] if d.kind.own is not None or d.split else PAGES[5] if d.kind.noun != "shapes" else PAGES[3]
+    pages = [first] + ([PAGES[4]] if _remedies(cfg) else [])
     return (
         "## 1 · The setting\n\n"
         "What is trained: the models, the seeds, the number of epochs and the learning rate, and the data (how "
@@ -314,7 +316,10 @@ def setting_words(cfg: GeneralizationConfig) -> str:
 
 def data_words(cfg: GeneralizationConfig) -> str:
     d, kind = cfg.data, cfg.data.kind
-    if d.phases:
+    if d.split:
+        split = (f"The training images sit at the {len(d.train_positions)} training centres of a split of your own, the "
+                 f"test images at its {len(d.test_positions)} test centres, never seen in training: *{PAGES[6]}*.")
+    elif d.phases:
         split = (f"The training images sit only at centres whose offset within a {d.phase_period}-pixel patch is "
                  f"{', '.join(map(str, d.phases))} (in {d.train_range[0]}..{d.train_range[1]}); the test images at "
                  f"every other centre: the phase split of *{PAGES[3]}*, part *What broke the ViT?*.")
@@ -325,6 +330,9 @@ def data_words(cfg: GeneralizationConfig) -> str:
     if kind.place:  # the label is where the shape is
         what = (f"a plus or a circle on a {canvas}, labelled by where it is ({' or '.join(kind.classes)} half): the "
                 f"position task of *{PAGES[3]}*")
+    elif kind.own is not None:  # the learner's own classes
+        what = (f"one of your own classes ({', '.join(kind.classes)}) placed on a {canvas} by the middle of its ink: "
+                f"*{PAGES[6]}*")
     elif kind.noun == "shapes":
         what = f"a plus or a circle on a {canvas}, the label says which"
     else:
@@ -387,7 +395,7 @@ MAP_WORDS = (
     "centre, over the seeds. Orange is wrong, white chance, blue right; dots mark the training centres (every "
     "other cell is a place the model never saw in training) and crosses the test set's, unless the split is the "
     f"phase split, which tests every centre without a dot. The lesson pages draw the same map: *{PAGES[3]}* "
-    f"(and *{PAGES[4]}*, *{PAGES[5]}*). Matplotlib draws it here.")
+    f"(and *{PAGES[4]}*, *{PAGES[5]}*, *{PAGES[6]}*). Matplotlib draws it here.")
 
 
 # ---------------------------------------------------------------- the notebook

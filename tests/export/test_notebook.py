@@ -175,3 +175,12 @@ def test_the_command_takes_the_setting_options_of_generalization():
     assert options("notebook") == options("generalization") - {"--workers", "--no-limits", "--json", "--full"} | {"--out"}
     cfg = form_config(build_parser().parse_args(["notebook", "--preset", "exercise-2", "--seeds", "4"]))
     assert cfg == replace(PRESETS["exercise-2"], train=replace(PRESETS["exercise-2"].train, seeds=(4,)))
+
+
+def test_a_setting_of_your_own_names_its_page_its_classes_and_its_split():
+    from core.lessons.lesson6_own_experiment import PRESETS as OWN
+
+    text = "\n".join(c.source for c in notebook_for(OWN["mirrored Ls, checkerboard"]).cells if c.cell_type == "markdown")
+    assert "*6 · Your own experiment*" in text and "one of your own classes (L, mirrored L)" in text
+    assert "at the 72 training centres of a split of your own, the test images at its 72 test centres" in text
+    assert "These are the controls of the lesson page *6 · Your own experiment*." in text
