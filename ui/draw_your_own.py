@@ -119,6 +119,13 @@ def _cleared(prefix: str) -> None:
     st.session_state[f"{prefix}draw_class"] = None
 
 
+def _centres_said(d) -> str:
+    """The run's training and test centres in words: two squares' ranges, or a lattice's or split's counts."""
+    if d.phases or d.split:
+        return f"({len(d.train_positions)} training centres, {len(d.test_positions)} test centres)"
+    return f"(training centres {d.train_range[0]}..{d.train_range[1]}, test {d.test_range[0]}..{d.test_range[1]})"
+
+
 def canvas(result: RunResult, prefix: str) -> np.ndarray:
     """The canvas and its controls; the drawing."""
     d = current(result, prefix)
@@ -150,8 +157,7 @@ def canvas(result: RunResult, prefix: str) -> np.ndarray:
         c2.warning(f"Not moved: {refused}.")
     com = drawings.centre_of_mass(d)
     c2.markdown(f"**Centre of mass:** {com if com else '— (no ink)'}; **{where(result, d)}** "
-                f"(training centres {result.config.data.train_range[0]}..{result.config.data.train_range[1]}, test "
-                f"{result.config.data.test_range[0]}..{result.config.data.test_range[1]}).")
+                + _centres_said(result.config.data) + ".")
     return d
 
 

@@ -84,7 +84,11 @@ def preset_buttons(presets: dict[str, GeneralizationConfig], notes: dict[str, st
 def changed_since(controls: Sequence[Control], form_cfg: GeneralizationConfig | None,
                   cfg: GeneralizationConfig) -> None:
     """Say so when the results on screen are not the form's setting (a preset or a control changed since)."""
-    if form_cfg is None or form_cfg == cfg:
+    if form_cfg is None:
+        st.warning("⏸ **These results are for the setting last run**, not the form's: the form's setting cannot run "
+                   "(why is said under its Run button).")
+        return
+    if form_cfg == cfg:
         return
     changed = [c.label for c in controls if c.value(form_cfg) != c.value(cfg)]
     st.warning("⏸ **These results are for the setting last run**, not the form's: "

@@ -96,7 +96,7 @@ def _commit() -> None:
 
 def _picked() -> tuple[DraftClass, int]:
     d = st.session_state.own_draft
-    c = d[min(st.session_state.get("own_edit_class", 0), len(d) - 1)]
+    c = d[min(st.session_state.get("own_class_at", 0), len(d) - 1)]
     return c, min(st.session_state.get("own_edit_drawing", 0), max(len(c.drawings) - 1, 0))
 
 
@@ -148,18 +148,22 @@ def _add_class() -> None:
     names = {c.name for c in d}
     name = next(f"class {k}" for k in range(len(d) + 1, 99) if f"class {k}" not in names)
     d.append(DraftClass(name, drawings=[np.zeros((SIDE, SIDE), dtype=np.float32)]))
-    st.session_state.own_edit_class, st.session_state.own_edit_drawing = len(d) - 1, 0
+    st.session_state.own_class_at, st.session_state.own_edit_drawing = len(d) - 1, 0
     _restructured()
     _commit()
 
 
 def _remove_class() -> None:
     d = st.session_state.own_draft
-    at = min(st.session_state.get("own_edit_class", 0), len(d) - 1)
+    at = min(st.session_state.get("own_class_at", 0), len(d) - 1)
     del d[at]
-    st.session_state.own_edit_class, st.session_state.own_edit_drawing = max(at - 1, 0), 0
+    st.session_state.own_class_at, st.session_state.own_edit_drawing = max(at - 1, 0), 0
     _restructured()
     _commit()
+
+
+def _pick_class(key: str) -> None:
+    st.session_state.own_class_at = st.session_state[key]
 
 
 def _renamed(at: int, key: str) -> None:
@@ -188,9 +192,12 @@ def class_editor() -> None:
                "of the canvas): the experiment places it at each centre you mark below.")
     _overview(d)
     names = [c.name or f"class {i + 1}" for i, c in enumerate(d)]
-    if st.session_state.get("own_edit_class", 0) >= len(d):
-        st.session_state.own_edit_class = len(d) - 1
-    at = st.radio("Edit class", range(len(d)), format_func=lambda i: names[i], horizontal=True, key="own_edit_class")
+    at = min(st.session_state.get("own_class_at", 0), len(d) - 1)
+    # keyed by the names too: a renamed class is a new choice to Streamlit, which drops a radio's value whose label
+    # changed; the class being edited is kept by index (own_class_at)
+    key = "own_edit_class_" + "|".join(names)
+    at = st.radio("Edit class", range(len(d)), index=at, format_func=lambda i: names[i], horizontal=True, key=key,
+                  on_change=_pick_class, args=(key,))
     c, version = d[at], st.session_state.get("own_structure", 0)
     left, right = st.columns([3, 2])
     name_key, made_key = f"own_edit_name_{version}_{at}", f"own_edit_made_of_{version}_{at}"

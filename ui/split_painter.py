@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.data.data_config import DataConfig
+from core.data.datasets import dataset
 from core.data.own_split import SPLIT_PRESETS, decode_split, encode_split, make_split
 from core.engine.setting.run_config import GeneralizationConfig
 from core.lessons.lesson6_own_experiment import DRAFT, preset_split, undrafted
@@ -93,11 +93,12 @@ def _drop_unfit(fits: range) -> None:
 
 def _fits(cfg_base: GeneralizationConfig) -> range:
     """The centres where the form's classes fit (the default's while they are no setting)."""
-    try:
-        text = undrafted(st.session_state.get(CLASSES, cfg_base.data.own_classes))
-        return DataConfig(dataset="own", own_classes=text).kind.centres(cfg_base.data.img_size)
+    own = dataset("own")
+    try:  # the classes alone (a DataConfig would also check its default ranges against them)
+        return own.with_classes(undrafted(st.session_state.get(CLASSES, cfg_base.data.own_classes))).centres(
+            cfg_base.data.img_size)
     except ValueError:
-        return DataConfig(dataset="own").kind.centres(cfg_base.data.img_size)
+        return own.with_classes("").centres(cfg_base.data.img_size)
 
 
 def split_painter(base: GeneralizationConfig, cfg: GeneralizationConfig | None) -> None:
@@ -134,7 +135,7 @@ def split_painter(base: GeneralizationConfig, cfg: GeneralizationConfig | None) 
                 cells.append((cx, cy, kind))
     version = st.session_state.get("own_split_version", 0)
     chart_key = f"own_split_map_{version}"  # a fresh chart after each change: the next drag is a new selection
-    title = (f"{len(train)} training and {len(test)} test centres: click a cell, or pick the box or lasso at the "
+    title = (f"{len(train)} training and {len(test)} test centre{'s' * (len(test) != 1)}: click a cell, or pick the box or lasso at the "
              f"map's top right and drag over many (dotted: where your classes fit, centres {fits[0]}..{fits[-1]})")
     plot(model_figures.painted_split_figure(size, tuple(cells), (fits[0], fits[-1]), title), c1, key=chart_key,
          on_select=lambda: _painted_over(chart_key), selection_mode=("points", "box", "lasso"), tools=True)

@@ -113,7 +113,7 @@ def _centres(d: DataConfig) -> str:
     lo, hi = d.train_range
     if d.split:
         n = len(d.train_positions)
-        return f"centred at the {n} training centre{'s' * (n != 1)} of your own split (cx and cy in {lo}..{hi})"
+        return f"centred at the {n} training centre{'s' * (n != 1)} of your own split"
     if not d.phases:
         return f"centred at cx and cy in {lo}..{hi}"
     offsets = ", ".join(map(str, d.phases[:-1])) + (" or " if len(d.phases) > 1 else "") + str(d.phases[-1])

@@ -26,6 +26,8 @@ def where(result: RunResult, drawing: np.ndarray) -> str:
     if centre is None:
         return "empty"
     d = result.config.data
+    if d.phases or d.split:  # centres, not squares: a lattice's or a painted split's
+        return "seen" if centre in d.train_positions else "unseen: test" if centre in d.test_positions else "unseen"
     for (lo, hi), name in ((d.train_range, "seen"), (d.test_range, "unseen: test")):
         if all(lo <= c <= hi for c in centre):
             return name

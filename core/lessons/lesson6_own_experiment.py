@@ -159,8 +159,9 @@ def cnn_not_vit(current: Callable[[], RunResult | None]) -> Answer:
     said = f"CNN: {v['cnn'].text}. ViT (lesson): {v['vit'].text}."
     if correct == 0:
         return Answer(0, f"{said} Found: at your test centres the run shows the CNN above chance and not the ViT.")
-    return Answer(correct, f"{said} Not found in this run: change the classes, or test where the ViT's patches meet "
-                           "your shapes at offsets its training centres never had (the map above the form colours them).")
+    # only a run that shows it answers the exercise: a run that does not is no answer to "find", whatever is picked
+    return Answer(None, f"{said} Not found in this run: change the classes, or test where the ViT's patches meet "
+                        "your shapes at offsets its training centres never had (the map above the form colours them).")
 
 
 def _ink(result: RunResult) -> InkBaseline | None:
@@ -191,7 +192,10 @@ def ink_cannot(current: Callable[[], RunResult | None]) -> Answer:
     said = (f"The total ink alone scores {ink.accuracy:.0%} on your test images (the commonest class alone: "
             f"{floor:.0%}; up to {margin(chance):.0%} above that counts as at chance). Shown above chance: "
             + (", ".join(label(m) for m in above) if above else "no model") + ".")
-    return Answer(0 if at_chance and above else 1 if at_chance else 2 if not above else 3, said)
+    if not (at_chance and above):  # not found: no answer to "draw …", whatever is picked
+        return Answer(None, f"{said} Not found in this run: give both classes the same number of inked pixels, and "
+                            "shapes a model can still tell apart.")
+    return Answer(0, said)
 
 
 EXERCISES: tuple[Exercise, ...] = (

@@ -34,3 +34,14 @@ def test_the_shift_sweep_at_a_centre_is_the_probes_value_there(result):
     assert where(result, make_image("plus", 12, 12, 16)) == "unseen"
     with pytest.raises(ValueError, match="empty"):
         shift_sweep(result, 0, plus * 0, 0)
+
+
+def test_on_a_painted_split_seen_means_a_marked_training_centre_not_inside_its_ranges():
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    data = replace(NOTEBOOK_SETUP.data, split=(((5, 5), (10, 7)), ((10, 8), (3, 3))))  # ranges 5..10: (10, 8) inside
+    run = SimpleNamespace(config=replace(NOTEBOOK_SETUP, data=data))
+    assert where(run, make_image("plus", 10, 7, 16)) == "seen"
+    assert where(run, make_image("plus", 10, 8, 16)) == "unseen: test"
+    assert where(run, make_image("plus", 7, 7, 16)) == "unseen"  # inside the training centres' span, never marked
