@@ -196,8 +196,8 @@ def class_editor() -> None:
     # keyed by the names too: a renamed class is a new choice to Streamlit, which drops a radio's value whose label
     # changed; the class being edited is kept by index (own_class_at)
     key = "own_edit_class_" + "|".join(names)
-    at = st.radio("Edit class", range(len(d)), index=at, format_func=lambda i: names[i], horizontal=True, key=key,
-                  on_change=_pick_class, args=(key,))
+    at = st.radio("Edit class", range(len(d)), index=at, format_func=lambda i: names[i], horizontal=True,
+                  key=f"own_edit_class_{'|'.join(names)}", on_change=_pick_class, args=(key,))
     c, version = d[at], st.session_state.get("own_structure", 0)
     left, right = st.columns([3, 2])
     name_key, made_key = f"own_edit_name_{version}_{at}", f"own_edit_made_of_{version}_{at}"
