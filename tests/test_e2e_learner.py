@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from support.browser import PAGES, require_browser, streamlit_server, wait_for_charts
+from support.browser import PAGES, require_browser, settled, streamlit_server, wait_for_charts
 
 pytestmark = pytest.mark.e2e
 
@@ -36,9 +36,12 @@ def test_a_learner_answers_on_the_pages_numbers_predicts_runs_reloads_and_finds_
         panel = _exercises(page)
         # exercise 3 set up by its own button: the answer quotes the difference the page shows, not another setting's
         panel.get_by_role("button", name="Show me on this page").nth(2).click()
+        settled(page)  # Show me re-runs the whole page: a click before it ends can land on what it replaces
         metric = page.locator("[data-testid=stMetric]", has_text="max |linear − conv|")
         panel.get_by_text("About 8 or more", exact=True).click()
-        panel.get_by_role("button", name="Check my answer").nth(2).click()
+        check = panel.get_by_role("button", name="Check my answer").nth(2)
+        expect(check).to_be_enabled(timeout=SLOW)  # the pick reached the server (the button waits for an answer)
+        check.click()
         feedback = page.locator("[data-testid=stAlert]", has_text="The answer is")
         expect(feedback).to_contain_text("channels and patch size, float32 gives", timeout=SLOW)
         # the page's metric shows the number the answer quotes: waited for, as the metric's element can still be the
