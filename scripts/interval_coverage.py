@@ -1,12 +1,15 @@
-"""How often the lab's 95 % interval (``core.engine.results.verdict.unit_interval``) covers the true mean over units,
-for truths with a known mean: docs/statistics.md's table.
+"""How often the lab's 95 % interval (``core.engine.results.verdict.unit_interval``) covers the true mean, how wide it
+is, and how often its verdicts decide what the units show: docs/statistics.md's tables.
 
-    python -m scripts.interval_coverage              # the table, 20,000 draws a row (a few minutes)
+    python -m scripts.interval_coverage              # both tables, 20,000 draws a row (several minutes)
     python -m scripts.interval_coverage 2000         # fewer draws a row
 
-Units that are all-or-nothing (each seed 100 % or 0 %: the hardest case, a coin with the truth as its bias) are
-counted exactly, by summing over every number of successes; the others are simulated. Every draw comes from a
-``numpy.random.Generator`` seeded here, so the table is reproduced exactly.
+A truth is a way units come out, with a known mean. Some are single units (a run of one training draw, its seeds);
+others have a **draw effect**: each training draw shifts or decides its seeds' scores, and the interval is over the
+draws, each scored by its seeds' mean, as the lab's verdicts are. Units that are all-or-nothing (each 100 % or 0 %:
+the hardest case, a coin with the truth as its bias) are counted exactly, summing over every number of successes;
+the others are simulated. Every draw comes from a ``numpy.random.Generator`` seeded here, so the tables are
+reproduced exactly.
 """
 
 from __future__ import annotations
@@ -17,33 +20,63 @@ from collections.abc import Callable
 
 import numpy as np
 
-from core.engine.results.verdict import unit_interval
+from core.engine.results.verdict import band_of, unit_interval
 
-UNITS = (3, 5, 15)
-# Truths: (name, mean, draw(rng, n, k) -> (n, k) unit scores in [0, 1])
-Truth = tuple[str, float, Callable[[np.random.Generator, int, int], np.ndarray]]
+UNITS = (3, 5, 10, 15)
+SEEDS = 3  # seeds per training draw, where a truth has a draw effect (the shipped presets')
+# draw(rng, n, k) -> (n, k, s): n experiments of k units, each the scores of s seeds (s = 1: no draw effect)
+Draw = Callable[[np.random.Generator, int, int], np.ndarray]
+Truth = tuple[str, float, Draw]
+
+
+def single(f: Callable[[np.random.Generator, tuple], np.ndarray]) -> Draw:
+    return lambda rng, n, k: f(rng, (n, k))[..., None]
+
+
+def per_draw(draw_mean: Callable[[np.random.Generator, tuple], np.ndarray], seed_sd: float) -> Draw:
+    """Each training draw's centre from ``draw_mean``, its seeds spread around it by ``seed_sd``."""
+    return lambda rng, n, k: np.clip(draw_mean(rng, (n, k))[..., None] + rng.normal(0, seed_sd, (n, k, SEEDS)), 0, 1)
+
+
+def decided_by_draw(fails: float) -> Draw:
+    """A draw that fails (with probability ``fails``) fails on every seed: all-or-nothing by draw."""
+    return lambda rng, n, k: np.repeat((rng.random((n, k)) >= fails).astype(float)[..., None], SEEDS, axis=2)
+
+
 TRUTHS: tuple[Truth, ...] = (
-    ("every unit 100 %", 1.0, lambda rng, n, k: np.ones((n, k))),
-    ("units near 72 % (sd 3 points)", 0.72, lambda rng, n, k: np.clip(rng.normal(0.72, 0.03, (n, k)), 0, 1)),
-    ("beta(2, 2): spread around 50 %", 0.5, lambda rng, n, k: rng.beta(2, 2, (n, k))),
-    ("beta(0.3, 0.3): mostly near 0 or 1", 0.5, lambda rng, n, k: rng.beta(0.3, 0.3, (n, k))),
-    ("the lesson's ViT: 51 % or 26 % (4 to 1)", 0.8 * 0.507 + 0.2 * 0.26,
-     lambda rng, n, k: np.where(rng.random((n, k)) < 0.8, 0.507, 0.26)),
-    ("a rare failure: 100 % or 0 % (9 to 1)", 0.9, lambda rng, n, k: (rng.random((n, k)) < 0.9).astype(float)),
-    ("split: 100 % or 50 % (1 to 1)", 0.75, lambda rng, n, k: np.where(rng.random((n, k)) < 0.5, 1.0, 0.5)),
+    ("every unit 100 %", 1.0, single(lambda rng, shape: np.ones(shape))),
+    ("units near 72 % (sd 3 points)", 0.72, single(lambda rng, shape: np.clip(rng.normal(0.72, 0.03, shape), 0, 1))),
+    ("beta(2, 2): spread around 50 %", 0.5, single(lambda rng, shape: rng.beta(2, 2, shape))),
+    ("beta(0.3, 0.3): mostly near 0 or 1", 0.5, single(lambda rng, shape: rng.beta(0.3, 0.3, shape))),
+    ("the notebook's ViT: 51 % or 26 % (4 to 1)", 0.8 * 0.507 + 0.2 * 0.26,
+     single(lambda rng, shape: np.where(rng.random(shape) < 0.8, 0.507, 0.26))),
+    ("a rare failure: 100 % or 0 % (9 to 1)", 0.9, single(lambda rng, shape: (rng.random(shape) < 0.9).astype(float))),
+    ("split: 100 % or 50 % (1 to 1)", 0.75, single(lambda rng, shape: np.where(rng.random(shape) < 0.5, 1.0, 0.5))),
+    ("a draw fails every seed (3 in 10)", 0.7, decided_by_draw(0.3)),
+    ("a draw fails every seed (1 in 2)", 0.5, decided_by_draw(0.5)),
+    ("draws near 70 % (sd 10), seeds sd 5", 0.7, per_draw(lambda rng, shape: rng.normal(0.7, 0.1, shape), 0.05)),
+    ("draws anywhere 25-100 %, seeds sd 10", 0.625, per_draw(lambda rng, shape: rng.uniform(0.25, 1.0, shape), 0.1)),
 )
 SHARES = tuple(round(p, 3) for p in np.arange(0.001, 1.0, 0.001))  # the all-or-nothing truths, exactly (a fine grid:
 # coverage jumps where an interval's end crosses the truth, so a coarse grid misses the worst share)
 
 
+def keyed(row: np.ndarray) -> dict[tuple[int, int], float]:
+    """One experiment's (k, s) scores as the lab keys them: (seed, training draw), a draw's seeds its own; one seed a
+    unit: one draw."""
+    k, s = row.shape
+    if s == 1:
+        return {(i, 0): float(row[i, 0]) for i in range(k)}
+    return {(d * s + j, d): float(row[d, j]) for d in range(k) for j in range(s)}
+
+
 def simulated(truth: Truth, k: int, draws: int, seed: int = 0) -> tuple[float, float]:
     """(coverage, mean width) of the interval over ``draws`` experiments of ``k`` units each."""
     _, mean, draw = truth
-    samples = draw(np.random.default_rng(seed), draws, k)
     hits, width = 0, 0.0
-    for row in samples:
-        iv = unit_interval(list(map(float, row)))
-        hits += iv.lo <= mean <= iv.hi
+    for row in draw(np.random.default_rng(seed), draws, k):
+        iv = unit_interval(keyed(row))
+        hits += iv.lo - 1e-12 <= mean <= iv.hi + 1e-12
         width += iv.hi - iv.lo
     return hits / draws, width / draws
 
@@ -70,9 +103,42 @@ def table(draws: int) -> list[dict]:
     return rows
 
 
+# Power: (what, units, chance, the verdict asked for, draw(rng, n, k) -> (n, k) unit scores)
+POWER: tuple[tuple[str, int, float, str, Callable], ...] = (
+    ("5 units near 72 % (sd 3 points)", 5, 0.5, "width <= 12 points",
+     lambda rng, n, k: np.clip(rng.normal(0.72, 0.03, (n, k)), 0, 1)),
+    ("5 units 3 sd above chance (65 %, sd 5 points)", 5, 0.5, "above chance",
+     lambda rng, n, k: np.clip(rng.normal(0.65, 0.05, (n, k)), 0, 1)),
+    ("5 units 3 sd above chance on ten classes (16 %, sd 2)", 5, 0.1, "above chance",
+     lambda rng, n, k: np.clip(rng.normal(0.16, 0.02, (n, k)), 0, 1)),
+    ("15 units spread around 50 % (sd 14 points)", 15, 0.5, "no better than chance",
+     lambda rng, n, k: np.clip(rng.normal(0.5, 0.14, (n, k)), 0, 1)),
+    ("10 units spread around 50 % (sd 14 points)", 10, 0.5, "no better than chance",
+     lambda rng, n, k: np.clip(rng.normal(0.5, 0.14, (n, k)), 0, 1)),
+)
+ASKED: dict[str, Callable] = {
+    "width <= 12 points": lambda iv, chance: iv.hi - iv.lo <= 0.12,
+    "above chance": lambda iv, chance: band_of(iv, iv, chance, is_best=True) == "top",
+    "no better than chance": lambda iv, chance: band_of(iv, iv, chance, is_best=True) == "chance",
+}
+
+
+def power(draws: int, seed: int = 0) -> list[dict]:
+    """How often each power row's verdict comes out as asked, over ``draws`` simulated experiments."""
+    rows = []
+    for what, k, chance, asked, draw in POWER:
+        got = [ASKED[asked](unit_interval(list(map(float, row))), chance)
+               for row in draw(np.random.default_rng(seed), draws, k)]
+        rows.append({"truth": what, "units": k, "asked": asked, "share": sum(got) / draws})
+    return rows
+
+
 if __name__ == "__main__":
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
     print("| truth | units | coverage | mean width |\n|---|---|---|---|")
     for r in table(n):
-        width = "exact" if math.isnan(r["width"]) else f"{r['width']:.2f}"
+        width = "exact" if math.isnan(r["width"]) else f"{r['width'] * 100:.0f} points"
         print(f"| {r['truth']} | {r['units']} | {r['coverage']:.1%} | {width} |")
+    print("\n| truth | units | the verdict asked for | how often |\n|---|---|---|---|")
+    for r in power(n):
+        print(f"| {r['truth']} | {r['units']} | {r['asked']} | {r['share']:.1%} |")

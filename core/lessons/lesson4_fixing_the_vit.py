@@ -18,10 +18,12 @@ from core.engine.results.run_result import RunResult
 from core.engine.results.verdict import (
     ABOVE_CHANCE,
     BANDS,
+    CHANCE,
     Verdict,
     holm,
     margin,
     paired,
+    points,
     sign_test,
     verdicts,
     wins_and_losses,
@@ -175,7 +177,7 @@ def overlapping(v: dict[str, Verdict]) -> tuple[int, str]:
         "whether the table is what holds it back.")
 
 
-BENCH_OPTIONS = ("Better than the 1-D table", "As good (within 10 points)", "Worse than the 1-D table",
+BENCH_OPTIONS = ("Better than the 1-D table", f"As good (within {points(margin(CHANCE))})", "Worse than the 1-D table",
                  "Can't tell yet")
 OVERLAP_OPTIONS = ("Yes: as good as the lesson's CNN", "Part way: better than the lesson's ViT, still below the CNN",
                    "No: not shown better than the lesson's ViT",

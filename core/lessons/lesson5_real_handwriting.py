@@ -17,7 +17,7 @@ import numpy as np
 from core.data.data_config import DataConfig, make_data
 from core.engine.results.behaviour import split_structure
 from core.engine.results.run_result import RunResult, mean_grid, summary
-from core.engine.results.verdict import BANDS, Verdict, difference, margin, paired, verdicts
+from core.engine.results.verdict import BANDS, CHANCE, Verdict, difference, margin, paired, points, verdicts
 from core.engine.setting.run_config import NOTEBOOK_SETUP, GeneralizationConfig, TrainConfig
 from core.inspect.census import ink_baseline
 from core.lessons.controls import Control
@@ -155,7 +155,7 @@ def two_digits_vs_shapes(lookup: Lookup) -> Answer:
     return Answer(correct, (
         f"Over every unseen centre of the map: 0 vs 1 on real digits, the ViT scored {mine}; plus vs circle in lesson "
         f"3, {toy}. The difference is {d * 100:+.0f} points (95 % interval {lo * 100:+.0f} to {hi * 100:+.0f}): "
-        + {0: "better. ", 1: f"as good, within {margin(0.5) * 100:.0f} points. ", 2: "worse. ",
+        + {0: "better. ", 1: f"as good, within {points(margin(0.5))}. ", 2: "worse. ",
            3: "can't tell yet: the interval holds both a gain and a loss. "}[correct]
         + "One explanation, not tested here: a 0 and a 1 differ in how much ink there is and how wide it spreads, "
         "which a patch's contents show wherever it sits, while a plus and a circle of one size share most pixels."))
@@ -178,7 +178,7 @@ def best_remedy(lookup: Lookup) -> Answer:
            if unfit else "")))
 
 
-DIGIT_OPTIONS = ("Better than on plus vs circle", "As good (within 10 points of it)", "Worse than on plus vs circle",
+DIGIT_OPTIONS = ("Better than on plus vs circle", f"As good (within {points(margin(CHANCE))} of it)", "Worse than on plus vs circle",
                  "Can't tell yet")
 EXERCISES: tuple[PresetExercise, ...] = (  # each answered from its preset's run (``preset``)
     PresetExercise("ten-digits", "Ten digits, tested at centres never seen in training: the lesson's ViT is…",

@@ -6,10 +6,15 @@ the test centres' images, and the map's, are every image there is at those centr
 trained at one (seed, training draw), and its score on a measure is exact: the share of that measure's images it
 gets right. Statistics are over units (``verdict.unit_interval``), never over images.
 
-The measures, each a share of images:
+The measures, each a share of images. Each but the notebook's is scored over the distinct images at its centres with
+every class weighted equally (``behaviour.map_scores``), so a model that answers one class for every image scores
+exactly chance:
 
-- ``test``: the run's own test set (the notebook's measure).
-- ``unseen``: every map centre never trained on (the mean over classes, ``behaviour.map_scores``).
+- ``notebook``: the notebook's test accuracy, the share right of its random draw of test images (150 draws of the
+  8 distinct images at the lesson's test centres): kept bit for bit, but a model answering one class everywhere
+  scores that draw's class share, not chance.
+- ``test``: the **test set**, every class at every test centre of the split, once each.
+- ``unseen``: the **unseen map**, every class at every map centre never trained on.
 - ``new``: the held-out centres that are new for the model's own sampling stride (``behaviour.new_for_stride``:
   no training centre reaches them by whole strides); ``reached``: the held-out centres its stride does reach.
 """
@@ -23,7 +28,7 @@ from core.engine.results.behaviour import REGIONS, map_scores, new_for_stride, r
 from core.engine.results.run_result import RunResult
 from core.models.registry import spec
 
-MEASURES = ("test", "unseen", "new", "reached")
+MEASURES = ("notebook", "test", "unseen", "new", "reached")
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,7 @@ class Unit:
     seed: int
     data_seed: int
     train: float | None  # None: training diverged
+    notebook: float | None  # the notebook's test accuracy (its random draw of test images)
     test: float | None
     unseen: float | None
     new: float | None
@@ -50,6 +56,9 @@ def held_out(result: RunResult, model: str, measure: str) -> Callable[[int, int]
     """Which map centres a map measure counts, for ``model``."""
     d = result.config.data
     stride = spec(model).stride(result.config.model, d.img_size)
+    if measure == "test":
+        tested = frozenset(d.test_positions)
+        return lambda cx, cy: (cx, cy) in tested
     keep = {"unseen": lambda cx, cy: True, "new": lambda cx, cy: new_for_stride(d, stride, cx, cy),
             "reached": lambda cx, cy: not new_for_stride(d, stride, cx, cy)}[measure]
     return lambda cx, cy: region(d, cx, cy) != REGIONS[0] and keep(cx, cy)

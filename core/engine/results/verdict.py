@@ -1,36 +1,46 @@
-"""Honest verdicts: what a run's accuracies allow us to say, and no more.
+"""Honest verdicts: what a run's accuracies allow us to say, with the power to say it.
 
 **What is random.** A model's accuracy depends on its seed (starting weights, data order) and its training draw
-(which images the training set holds). The test images are not random: a measure's images are every image there
-is at its centres, so each unit (one model at one seed and one training draw, ``core.engine.results.units``) is
-scored exactly. Statistics are over units, never over images: the interval is about the **mean over units**, what
-the same setting averages over seeds and training draws, not a range for the next unit. Each unit's score is
-shown first (``Interval.outcomes``): seeds that split (some 100 %, some answering one class for everything) read
-as split before any mean.
+(which images the training set holds). The seeds of one draw share its training set, so they do not repeat the
+experiment independently: the **unit** is the training draw, scored by the mean of its seeds. A run of one draw
+(a learner's own, the digits) has only its seeds to go on: there the seeds are the units, and what the interval
+covers is the spread between seeds, not between draws (the pages say so). The measures' images are not random: a
+measure is every class at every centre it names, once each (``core.engine.results.units``), so a unit's score
+is exact.
 
-**The interval** (``unit_interval``): the union of Student's t interval over the units' scores and Wilson's score
-interval at their mean, counting units as trials. A score in [0, 1] varies at most as a coin flip with the same
-mean does, so the Wilson part is the widest the spread could be: five units at 100 % do not claim the sixth,
-and units that agree closely do not hide a failure mode that five draws can miss. Its coverage, simulated for
-truths with known means (bimodal ones among them), is in docs/statistics.md (``scripts/interval_coverage.py``).
+**The interval** (``interval_of``): the Korn–Graubard interval, Clopper–Pearson's exact binomial interval at the
+units' *effective number*, ``mean (1 - mean) / (sd² / n)``: as many coin flips as would spread as little as the
+units' mean does, with the t quantile's allowance for a spread estimated from few units (``scipy.stats``). Units
+that agree closely are many coin flips' worth: five units near 72 % (sd 3 points) give an interval about 7 points
+wide. Units that split (all-or-nothing, 100 % or 50 %) are few: the interval is as wide as their coin flips'. Two
+cases a spread cannot speak for:
 
-**Comparisons** (``paired``): two models of one run, over the units they share: the union of the t interval of
-the per-unit differences and the difference of their two intervals (Newcombe's method, ``difference``, which
-alone compares two runs, whose seeds are not the same units). A model with the same score as the best on every
-unit is *tied* with it: a description, not an inference.
+- **Every unit the same score**: no spread to measure, yet a failure that hits a few units may not have come up.
+  The interval is the exact bound on the share of units that could score otherwise (Clopper–Pearson at 0 of n:
+  under 52 % of units with 5, 31 % with 10), which could score anything: ``Interval.unseen`` says it in a sentence.
+- **Fewer than four units**: their spread is too poorly known to trust; the effective number is capped at the
+  number of units (Korn and Graubard's own rule for a design effect under 1).
 
-**Bands.** Against chance: *below* or *above* only where the 95 % interval excludes chance; *at chance* where the
-90 % interval lies within chance ± the margin (two one-sided tests at 5 %); otherwise *can't tell yet*. The margin
-is a fifth of chance (10 points for two classes, 2 for ten), so ten classes are judged as fairly as two. Against
-the run's best model: *as good as* where the 90 % interval of the paired difference lies within ± the margin;
-*below the best* where its 95 % interval excludes 0, or where the model scores lower than the best on more of
-their shared units than a fair coin would explain (an exact sign test: "lower unit by unit", whatever the size of
-the gaps; in a run's verdicts Holm-adjusted over its models, since the best is one of many); otherwise *can't
-tell yet*. A model whose band against chance is undecided is still said lower than the best where it is. The bands: ``below``, ``chance``,
-``unclear`` (can't tell yet against chance), ``between`` (above chance, below the best), ``above`` (above chance,
-can't tell yet against the best) and ``top`` (the best, or as good as it).
+Its coverage, width and power, simulated for truths with known means (bimodal ones and a draw effect among them),
+are in docs/statistics.md (``scripts/interval_coverage.py``).
 
-Two measures: the test set (the notebook's), or every centre of the map never trained on (``unseen map``).
+**Comparisons** (``paired``): two models of one run, over the units both hold: the same interval over the per-unit
+differences (mapped onto 0..1). Two runs (``difference``) do not pair: their two intervals combined (Newcombe).
+
+**Bands.** Against chance: *below* or *above* only where the 95 % interval excludes chance; *no better than
+chance* (``chance``) where it holds chance and its 90 % upper end lies within the margin above chance (a one-sided
+test at 5 % that the model is not better than guessing by more than the margin); otherwise *can't tell yet*. The
+margin is a quarter of chance (12.5 points for two classes, 2.5 for ten): with it, 15 units that spread around chance
+as the lesson's ViT does (sd 14 points) are judged no better than chance in nine experiments of ten (docs/statistics.md). Against the run's best model: *as good as* where
+the 90 % interval of the paired difference lies within ± the margin (or the same score on every unit); *below the
+best* where its 95 % interval excludes 0, or the model scores lower on more units than a fair coin explains (the
+sign test, Holm-adjusted over the run's models); otherwise *can't tell yet*. The bands: ``below``, ``chance``,
+``unclear``, ``between`` (above chance, below the best), ``above`` (above chance, can't tell yet against the best)
+and ``top`` (the best, or as good as it).
+
+**Words.** A verdict opens with one plain sentence (``Verdict.text``: what the model got right, and what that
+means against guessing and the best model); the statistics (units, interval, tests) are ``Verdict.detail``, for a
+fold-out. The measures' names are ``MEASURE_NAMES``, the same on every page.
 """
 
 from __future__ import annotations
@@ -40,60 +50,83 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
+from scipy import stats
+
 from core.data.data_config import DataConfig, distinct, make_data
 from core.engine.results.behaviour import map_scores
 from core.engine.results.run_result import RunResult, summary
 from core.engine.results.units import run_units, scores
 
 CHANCE = 0.5  # two balanced classes; a run's own is its dataset's (``Dataset.chance``)
-MARGIN_SHARE = 0.2  # the equivalence margin, as a share of chance: "at chance" and "as good as" mean within it
-LEVELS = {0.95: 1.959964, 0.90: 1.644854}  # two-sided level -> the normal quantile
-# Student's t quantile by two-sided level and degrees of freedom; beyond the table the next smaller one (conservative)
-T_TABLE = {
-    0.95: {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-           11: 2.201, 12: 2.179, 13: 2.16, 14: 2.145, 15: 2.131, 16: 2.12, 17: 2.11, 18: 2.101, 19: 2.093, 20: 2.086,
-           25: 2.06, 30: 2.042, 40: 2.021, 60: 2.0},
-    0.90: {1: 6.314, 2: 2.92, 3: 2.353, 4: 2.132, 5: 2.015, 6: 1.943, 7: 1.895, 8: 1.86, 9: 1.833, 10: 1.812,
-           11: 1.796, 12: 1.782, 13: 1.771, 14: 1.761, 15: 1.753, 16: 1.746, 17: 1.74, 18: 1.734, 19: 1.729, 20: 1.725,
-           25: 1.708, 30: 1.697, 40: 1.684, 60: 1.671},
-}
+MARGIN_SHARE = 0.25  # the equivalence margin, as a share of chance: "no better than chance" and "as good as" within it
+MIN_SPREAD_UNITS = 4  # fewer units than this: their spread is not trusted (the effective number is capped)
 BANDS = ("below", "chance", "unclear", "between", "above", "top")
 ABOVE_CHANCE = ("between", "above", "top")  # the bands whose interval excludes chance from above
 CANT_TELL = ("unclear", "above")  # the bands that say "can't tell yet"
 
-Key = tuple[int, int]  # a unit: (seed, training draw)
+# A verdict's measure -> (the units' measure, its one name on every page, what it holds)
+MEASURES = {"test": "test", "unseen map": "unseen"}
+MEASURE_NAMES = {"test": "test set", "unseen map": "unseen map"}
+MEASURE_HOLDS = {"test": "every class at every test centre of the split, once each",
+                 "unseen map": "every class at every centre of the map never trained on, once each"}
+
+Key = tuple[int, int]  # a run: (seed, training draw)
 
 
 def margin(chance: float) -> float:
-    """The equivalence margin: a fifth of chance (10 points for two classes, 2 for ten)."""
+    """The equivalence margin: a quarter of chance (12.5 points for two classes, 2.5 for ten)."""
     return MARGIN_SHARE * chance
 
 
-def t_quantile(df: int, level: float = 0.95) -> float:
-    if df < 1:
-        raise ValueError(f"df must be >= 1, got {df}")
-    table = T_TABLE[level]
-    return table[max(d for d in table if d <= df)]
+def points(x: float) -> str:
+    """A share as percentage points: "12.5 points", "10 points"."""
+    return f"{x * 100:.3g} points"
 
 
-def wilson(p: float, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Wilson's score interval for a proportion ``p`` measured on ``n`` trials."""
-    if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
-    z = LEVELS[level]
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
+def interval_of(values: list[float], level: float = 0.95) -> tuple[float, float, str]:
+    """(lo, hi, how) for the mean of independent units, each a score in [0, 1] (module docstring). ``how``: "spread"
+    (Korn–Graubard at the units' effective number), "few" (capped at the number of units) or "all equal" (the
+    exact bound on the share of units that could score otherwise)."""
+    n = len(values)
+    if not n:
+        raise ValueError("no scores to summarise")
+    mean, tail = sum(values) / n, (1 - level) / 2
+    if max(values) == min(values):
+        share = 1 - tail ** (1 / n)  # Clopper–Pearson's upper bound at 0 of n
+        return mean * (1 - share), mean + share * (1 - mean), "all equal"
+    var = stats.tvar(values)
+    effective = mean * (1 - mean) / (var / n) if var > 0 else math.inf
+    # Korn–Graubard's allowance for a variance from n units: the effective number shrunk by (z / t_{n-1})²
+    effective *= (stats.norm.ppf(1 - tail) / stats.t.ppf(1 - tail, n - 1)) ** 2
+    how = "spread"
+    if n < MIN_SPREAD_UNITS and effective > n:
+        effective, how = n, "few"
+    x = mean * effective
+    lo = float(stats.beta.ppf(tail, x, effective - x + 1)) if mean > 0 else 0.0
+    hi = float(stats.beta.ppf(1 - tail, x + 1, effective - x)) if mean < 1 else 1.0
+    return min(lo, mean), max(hi, mean), how
+
+
+def by_unit(scores: Mapping[Key, float]) -> dict[tuple[int | None, int], float]:
+    """The independent units of a model's runs: each training draw's mean over its seeds, keyed (None, draw), or,
+    with one draw, each seed, keyed (seed, draw): two models' units pair only where they are the same kind."""
+    draws: dict[int, list[float]] = {}
+    for (_, d), s in scores.items():
+        draws.setdefault(d, []).append(s)
+    if len(draws) > 1:
+        return {(None, d): sum(v) / len(v) for d, v in sorted(draws.items())}
+    return dict(sorted(scores.items()))
 
 
 @dataclass(frozen=True)
 class Interval:
-    mean: float
+    mean: float  # the mean over units
     lo: float
     hi: float
-    units: int
-    scores: tuple[tuple[Key, float], ...] = ()  # each unit's exact score, by (seed, training draw)
+    units: int  # how many independent units: training draws, or seeds where there is one draw
+    scores: tuple[tuple[Key, float], ...] = ()  # each run's exact score, by (seed, training draw)
     level: float = 0.95
+    how: str = "spread"  # interval_of's: "spread", "few" or "all equal"
 
     def contains(self, x: float) -> bool:
         return self.lo <= x <= self.hi
@@ -105,45 +138,78 @@ class Interval:
     def draws(self) -> int:
         return len({d for (_, d), _ in self.scores}) or 1
 
+    @property
+    def runs(self) -> int:
+        """How many trainings the scores come from (seeds × draws)."""
+        return len(self.scores) or self.units
+
+    @property
+    def unit_scores(self) -> dict[tuple[int | None, int], float]:
+        """Each independent unit's score (``by_unit``)."""
+        return by_unit(dict(self.scores)) if self.scores else {}
+
+    def at(self, level: float) -> Interval:
+        """The same units at another level."""
+        return self if level == self.level else unit_interval(dict(self.scores), level)
+
     def __str__(self) -> str:
         return f"{self.mean:.1%} ({self.level * 100:.0f} % interval {self.lo:.0%}–{self.hi:.0%})"
 
     @property
     def outcomes(self) -> str:
-        """Each unit's score, before any summary: "seeds 51%, 51%, 26%", or for many "15 units: 3% to 40%" with
-        how many sit at the extremes."""
+        """Each run's score, before any summary: "seeds 51%, 51%, 26%", or for many "30 runs: 3% to 40%" with how
+        many sit at the extremes."""
         values = [s for _, s in self.scores]
         if not values:
             return ""
         if len(values) <= 5 and self.draws == 1:
             return ("seed " if len(values) == 1 else "seeds ") + ", ".join(f"{v:.0%}" for v in values)
-        line = f"{len(values)} units ({self.counted}): {min(values):.0%} to {max(values):.0%}"
+        line = f"{len(values)} runs ({self.counted}): {min(values):.0%} to {max(values):.0%}"
         ends = [f"{n} at {v:.0%}" for v in sorted({min(values), max(values)}) if (n := values.count(v)) > 1]
         return line + (f" ({', '.join(ends)})" if ends else "")
 
     @property
     def counted(self) -> str:
-        """What the interval counts, in words: "15 seeds over 3 training draws", "3 seeds, one training draw"."""
+        """What the interval counts, in words: "3 seeds on each of 10 training draws", "3 seeds, one training
+        draw"."""
         seeds = len({s for (s, _), _ in self.scores}) or self.units
         if self.draws > 1:
-            return f"{seeds} seeds over {self.draws} training draws"
+            each = seeds // self.draws
+            return (f"{each} seeds on each of {self.draws} training draws" if each * self.draws == seeds else
+                    f"{seeds} seeds over {self.draws} training draws")
         return "one seed, so the spread between seeds is unknown" if seeds == 1 else f"{seeds} seeds, one training draw"
+
+    @property
+    def unit_name(self) -> str:
+        return "training draws" if self.draws > 1 else "seeds"
+
+    @property
+    def method(self) -> str:
+        """How the interval was found, in a sentence: the statistics fold-out's last line."""
+        n, name = self.units, self.unit_name
+        if self.how == "all equal":
+            share = 1 - ((1 - self.level) / 2) ** (1 / n)
+            return (f"All {n} {name} scored the same, so there is no spread to measure: the interval allows up to "
+                    f"{share:.0%} of {name} (the exact bound from {n}) to score anything else, since a failure that "
+                    "hits only a few would not have come up yet.")
+        extra = (f" With fewer than {MIN_SPREAD_UNITS} {name} their spread is not trusted: the interval is as wide as "
+                 f"{n} coin flips'." if self.how == "few" else "")
+        per_draw = (" Each training draw counts once, scored by the mean of its seeds: seeds that share a training "
+                    "set do not repeat the experiment." if self.draws > 1 else
+                    " One training draw: the interval covers the spread between seeds, not between training sets.")
+        return (f"The {self.level * 100:.0f} % interval is over {n} {name} (Korn–Graubard: exact binomial at the "
+                f"units' effective number).{per_draw}{extra}")
 
 
 def unit_interval(scores: Mapping[Key, float] | list[float], level: float = 0.95) -> Interval:
-    """The interval of the mean over units (module docstring): the union of a t interval over the scores and
-    Wilson's interval at their mean with the units as trials."""
+    """The interval of the mean over units (module docstring), from each run's score by (seed, training draw); a
+    plain list is one draw's seeds."""
     keyed = tuple(scores.items()) if isinstance(scores, Mapping) else tuple(((i, 0), s) for i, s in enumerate(scores))
-    values = [s for _, s in keyed]
-    if not values:
+    if not keyed:
         raise ValueError("no scores to summarise")
-    k, mean = len(values), sum(values) / len(values)
-    lo, hi = wilson(mean, k, level)
-    if k >= 2:
-        sd = math.sqrt(sum((a - mean) ** 2 for a in values) / (k - 1))
-        half = t_quantile(k - 1, level) * sd / math.sqrt(k)
-        lo, hi = min(lo, mean - half), max(hi, mean + half)
-    return Interval(mean, max(0.0, lo), min(1.0, hi), k, keyed, level)
+    units = list(by_unit(dict(keyed)).values())
+    lo, hi, how = interval_of(units, level)
+    return Interval(sum(units) / len(units), max(0.0, lo), min(1.0, hi), len(units), keyed, level, how)
 
 
 def difference(a: Interval, b: Interval) -> tuple[float, float, float]:
@@ -155,66 +221,45 @@ def difference(a: Interval, b: Interval) -> tuple[float, float, float]:
     return d, lo, hi
 
 
+def shared_units(a: Interval, b: Interval) -> list[tuple[float, float]]:
+    """(a's score, b's score) on each unit both hold."""
+    ua, ub = a.unit_scores, b.unit_scores
+    return [(ua[k], ub[k]) for k in ua if k in ub]
+
+
 def paired(a: Interval, b: Interval, level: float = 0.95) -> tuple[float, float, float]:
-    """(a - b, lo, hi) for two models of one run, over the units both hold (the same seeds and training draws):
-    the union of the t interval of the per-unit differences and the two intervals' own difference at ``level``
-    (``difference``). Each interval already allows its model the widest spread a score can have; the per-unit
-    differences add what the two share (a seed that fails both), so the union is never narrower than either."""
-    a_level, b_level = (x if x.level == level else unit_interval(dict(x.scores), level) for x in (a, b))
-    d, lo, hi = difference(a_level, b_level)
-    sa, sb = dict(a.scores), dict(b.scores)
-    diffs = [sa[k] - sb[k] for k in sa if k in sb]
-    if len(diffs) >= 2:
-        mean = sum(diffs) / len(diffs)
-        sd = math.sqrt(sum((x - mean) ** 2 for x in diffs) / (len(diffs) - 1))
-        half = t_quantile(len(diffs) - 1, level) * sd / math.sqrt(len(diffs))
-        lo, hi = min(lo, mean - half), max(hi, mean + half)
-    return d, max(-1.0, lo), min(1.0, hi)
-
-
-def sign_test(a: Interval, b: Interval) -> float:
-    """The exact two-sided p-value that, on the units both hold, ``a`` beats ``b`` as often as ``b`` beats ``a``
-    (ties left out): whether one model tends to score higher than the other unit by unit, whatever the size of
-    the gaps. Valid for any distribution of units; with 5 units it can never fall below 0.0625."""
-    sa, sb = dict(a.scores), dict(b.scores)
-    wins = sum(sa[k] > sb[k] for k in sa if k in sb)
-    losses = sum(sa[k] < sb[k] for k in sa if k in sb)
-    n, k = wins + losses, min(wins, losses)
-    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n) if n else 1.0
-
-
-def rank_test(a: Interval, b: Interval) -> float:
-    """The two-sided p-value of the Mann–Whitney rank test that ``a``'s units and ``b``'s come from one
-    distribution: for two runs whose units do not pair (another architecture starts from other weights at the
-    same seed), whether one tends to score higher. Normal approximation with the tie correction (15 + 15 units:
-    close to exact); 1.0 when every score is the same."""
-    xs, ys = [s for _, s in a.scores], [s for _, s in b.scores]
-    n, m = len(xs), len(ys)
-    if not n or not m:
-        return 1.0
-    pooled = sorted(xs + ys)
-    ranks, counts, i = {}, [], 0
-    while i < len(pooled):  # mid-ranks for ties
-        j = i
-        while j < len(pooled) and pooled[j] == pooled[i]:
-            j += 1
-        ranks[pooled[i]] = (i + 1 + j) / 2
-        counts.append(j - i)
-        i = j
-    u = sum(ranks[x] for x in xs) - n * (n + 1) / 2
-    total = n + m
-    var = n * m / 12 * ((total + 1) - sum(t**3 - t for t in counts) / (total * (total - 1)))
-    if var <= 0:
-        return 1.0
-    z = (abs(u - n * m / 2) - 0.5) / math.sqrt(var)  # with the continuity correction
-    return min(1.0, math.erfc(max(z, 0.0) / math.sqrt(2)))
+    """(a - b, lo, hi) for two models of one run, over the units both hold (the same training draws, or seeds): the
+    units' interval (``interval_of``) over the per-unit differences, each mapped from -1..1 onto 0..1. Fewer than
+    two shared units: the two intervals' own ``difference``."""
+    pairs = shared_units(a, b)
+    if len(pairs) < 2:
+        return difference(a.at(level), b.at(level))
+    lo, hi, _ = interval_of([(x - y + 1) / 2 for x, y in pairs], level)
+    d = sum(x - y for x, y in pairs) / len(pairs)
+    return d, max(-1.0, 2 * lo - 1), min(1.0, 2 * hi - 1)
 
 
 def wins_and_losses(a: Interval, b: Interval) -> tuple[int, int, int]:
     """(units where ``a`` scores higher than ``b``, lower, shared)."""
-    sa, sb = dict(a.scores), dict(b.scores)
-    shared = [k for k in sa if k in sb]
-    return sum(sa[k] > sb[k] for k in shared), sum(sa[k] < sb[k] for k in shared), len(shared)
+    pairs = shared_units(a, b)
+    return sum(x > y for x, y in pairs), sum(x < y for x, y in pairs), len(pairs)
+
+
+def sign_test(a: Interval, b: Interval) -> float:
+    """The exact two-sided p-value that, on the units both hold, ``a`` beats ``b`` as often as ``b`` beats ``a``
+    (ties left out; ``scipy.stats.binomtest``): whether one tends to score higher unit by unit, whatever the gaps."""
+    wins, losses, _ = wins_and_losses(a, b)
+    return float(stats.binomtest(wins, wins + losses).pvalue) if wins + losses else 1.0
+
+
+def rank_test(a: Interval, b: Interval) -> float:
+    """The two-sided p-value of the Mann–Whitney rank test that ``a``'s units and ``b``'s come from one
+    distribution (``scipy.stats.mannwhitneyu``): for two runs whose units do not pair. 1.0 when every score is the
+    same."""
+    xs, ys = list(a.unit_scores.values()), list(b.unit_scores.values())
+    if not xs or not ys or len(set(xs + ys)) == 1:
+        return 1.0
+    return float(stats.mannwhitneyu(xs, ys, alternative="two-sided").pvalue)
 
 
 def lower_on_most_units(a: Interval, b: Interval, alpha: float = 0.05) -> bool:
@@ -234,17 +279,10 @@ def holm(p_values: dict[str, float], alpha: float = 0.05) -> dict[str, bool]:
 
 
 def tied(a: Interval, b: Interval) -> bool:
-    """The same score on every unit both hold (at least two): a description, not an inference."""
+    """The same score on every run both hold (at least two): a description, not an inference."""
     sa, sb = dict(a.scores), dict(b.scores)
     shared = [k for k in sa if k in sb]
     return len(shared) >= 2 and all(sa[k] == sb[k] for k in shared) and len(shared) == len(sa) == len(sb)
-
-
-@lru_cache(maxsize=64)
-def distinct_test_images(d: DataConfig) -> int:
-    """How many different images the test set holds (the lesson's: 8 of 150 drawn)."""
-    data = make_data(d)
-    return len(distinct(data.Xte, data.yte)[0])
 
 
 def map_interval(result: RunResult, model: str, keep) -> Interval | None:
@@ -255,14 +293,22 @@ def map_interval(result: RunResult, model: str, keep) -> Interval | None:
     return unit_interval({(seed, draw): s for seed, s in found.items()}) if found else None
 
 
+@lru_cache(maxsize=64)
+def distinct_test_images(d: DataConfig) -> int:
+    """How many different images the notebook's test draw holds (the lesson's: 8 of 150 drawn)."""
+    data = make_data(d)
+    return len(distinct(data.Xte, data.yte)[0])
+
+
 @dataclass(frozen=True)
 class Verdict:
     model: str
     interval: Interval
     band: str  # one of BANDS
-    text: str  # one line that says it with the numbers
+    text: str  # the plain sentence a learner reads first: what the model got right, and what that means
     best: Interval  # the best model's interval, which "top", "between" and "above" are measured against
     chance: float = CHANCE  # the accuracy of guessing on this run's classes
+    detail: str = ""  # the statistics behind it, for the fold-out "How sure is this?"
 
     @property
     def cant_tell(self) -> bool:
@@ -277,9 +323,8 @@ def band_of(interval: Interval, best: Interval, chance: float = CHANCE, is_best:
     m = margin(chance)
     if interval.hi < chance:
         return "below"
-    if interval.contains(chance):
-        at90 = unit_interval(dict(interval.scores), 0.90) if interval.scores else interval
-        return "chance" if chance - m <= at90.lo and at90.hi <= chance + m else "unclear"
+    if interval.lo <= chance:
+        return "chance" if interval.at(0.90).hi <= chance + m else "unclear"
     if is_best or tied(interval, best):
         return "top"
     _, lo90, hi90 = paired(interval, best, 0.90)
@@ -291,19 +336,58 @@ def band_of(interval: Interval, best: Interval, chance: float = CHANCE, is_best:
 
 
 def phrase(band: str, chance: float, best_label: str, is_best: bool = False) -> str:
-    """What a band says, in words."""
-    at, within = f"{chance * 100:.0f} %", f"{margin(chance) * 100:.0f} points"
-    return {"below": f"below chance ({at})",
-            "chance": f"at chance ({at}, within {within})",
-            "unclear": f"can't tell yet whether above or below chance ({at}): the interval is too wide",
-            "between": f"above chance, and below the {best_label}",
-            "above": f"above chance; can't tell yet whether as good as the {best_label}",
-            "top": ("the best here (or tied with it on every unit)" if is_best else
-                    f"as good as the {best_label} (within {within}, or the same score on every unit)"),
+    """What a band says, in plain words."""
+    at, within = f"{chance * 100:.0f} %", points(margin(chance))
+    return {"below": f"worse than guessing ({at})",
+            "chance": f"no better than guessing ({at}, or within {within} of it)",
+            "unclear": f"not yet clearly better or worse than guessing ({at}): more runs would tell",
+            "between": f"better than guessing, and behind the {best_label}",
+            "above": f"better than guessing; not yet clear whether as good as the {best_label}",
+            "top": ("the best here" if is_best else f"as good as the {best_label} (within {within})"),
             }[band]
 
 
-MEASURES = {"test": "test", "unseen map": "unseen"}  # a verdict's measure -> the units' measure
+def got_right(interval: Interval, where: str) -> str:
+    """What the runs got right, in words: "was right on every image of the test set, in all 30 runs"."""
+    values = [s for _, s in interval.scores]
+    n = len(values)
+    runs = "the one run" if n == 1 else f"all {n} runs"
+    if min(values) == max(values) == 1:
+        return f"was right on every image of the {where}, in {runs}"
+    if min(values) == max(values) == 0:
+        return f"was wrong on every image of the {where}, in {runs}"
+    if n == 1 or max(values) - min(values) < 0.005:
+        return f"was right on {values[0]:.0%} of the {where}'s images, in {runs}"
+    return (f"was right on {interval.mean:.0%} of the {where}'s images on average ({min(values):.0%} to "
+            f"{max(values):.0%} over {n} runs)")
+
+
+def plain_sentence(label: str, interval: Interval, band: str, chance: float, best_label: str, is_best: bool,
+                   where: str) -> str:
+    """The sentence a learner reads first: what the model did, then what it means, with no statistics' words."""
+    return f"The {label} {got_right(interval, where)}: {phrase(band, chance, best_label, is_best)}."
+
+
+def statistics(interval: Interval, band: str, chance: float, best_label: str, lower: tuple[int, int] | None) -> str:
+    """The fold-out's lines: each run's score, the interval and what it counts, how it was found, the band's test."""
+    m = points(margin(chance))
+    rule = {"below": f"its interval lies under chance ({chance:.0%})",
+            "chance": f"its interval holds chance ({chance:.0%}) and its 90 % interval ends within {m} above it "
+                      "(the margin)",
+            "unclear": f"its interval holds chance ({chance:.0%}) and reaches more than {m} above it",
+            "between": f"its interval lies above chance, and the interval of its difference from the {best_label} "
+                       "(unit by unit) lies below 0",
+            "above": f"its interval lies above chance; the interval of its difference from the {best_label} holds 0 "
+                     f"and reaches beyond ±{m}",
+            "top": f"the best here, or its difference from the {best_label} lies within ±{m} (90 % "
+                   "interval), or the same score on every run"}[band]
+    line = (f"{interval.outcomes}. Mean {interval}, over {interval.units} {interval.unit_name}. Band: {rule}. "
+            f"{interval.method}")
+    if lower:
+        losses, shared = lower
+        line += (f" Against the {best_label}: lower on {losses} of {shared} {interval.unit_name} (sign test, "
+                 "Holm-adjusted over this run's models).")
+    return line
 
 
 def intervals(result: RunResult, measure: str = "test") -> dict[str, Interval]:
@@ -317,28 +401,25 @@ def intervals(result: RunResult, measure: str = "test") -> dict[str, Interval]:
 
 
 def verdicts(result: RunResult, labels: dict[str, str] | None = None, measure: str = "test") -> dict[str, Verdict]:
-    """Every model's verdict on ``measure`` (the test set, or the map's unseen centres), in the config's model
-    order, against the best model of the run on the same measure: each unit's score first, then the mean."""
+    """Every model's verdict on ``measure`` (``MEASURE_NAMES``), in the config's model order, against the best
+    model of the run on the same measure: a plain sentence first, the statistics in ``detail``."""
     labels = labels or {}
     chance = result.config.data.kind.chance
     found = intervals(result, measure)
     if not found:
         return {}
     best_name = max(found, key=lambda m: found[m].mean)
-    best = found[best_name]
+    best, best_label = found[best_name], labels.get(best_name, best_name)
     # "lower than the best unit by unit": one sign test per model against the best, Holm-adjusted over the run's
     # models (the more models, the more a few lower units are expected by chance)
     lower = holm({m: sign_test(iv, best) for m, iv in found.items() if m != best_name
                   and wins_and_losses(iv, best)[1] > wins_and_losses(iv, best)[0]})
-    where = "test set" if measure == "test" else "map's unseen centres"
+    where = MEASURE_NAMES[measure]
     out = {}
     for m, iv in found.items():
         band = band_of(iv, best, chance, is_best=m == best_name, lower=lower.get(m, False))
-        words = phrase(band, chance, labels.get(best_name, best_name), m == best_name)
-        if band in ("below", "chance", "unclear") and lower.get(m, False):  # a loss the band against chance hides
-            _, losses, shared = wins_and_losses(iv, best)
-            words += (f"; against the {labels.get(best_name, best_name)}: lower on {losses} of {shared} units (sign "
-                      "test, Holm-adjusted over this run's models)")
-        out[m] = Verdict(m, iv, band, f"{iv.outcomes}; mean {iv}, {iv.counted}, on the {where}: {words}", best,
-                         chance)
+        losses = wins_and_losses(iv, best)[1:] if lower.get(m, False) else None
+        out[m] = Verdict(m, iv, band, plain_sentence(labels.get(m, m), iv, band, chance, best_label, m == best_name,
+                                                     where), best, chance,
+                         statistics(iv, band, chance, best_label, losses))
     return out
