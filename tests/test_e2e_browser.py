@@ -402,7 +402,7 @@ def test_a_teachers_link_opens_that_experiment_on_a_fresh_server(browser):
     with streamlit_server() as (url, _, _):
         page, errors = open_page(browser, f"{url}/ViT_vs_CNN?n_train=3000")
         page.get_by_role("button", name="Show the result without predicting").click(timeout=300_000)
-        metric = page.locator("[data-testid=stMetric]", has_text="ViT (lesson) · test (unseen)")
+        metric = page.locator("[data-testid=stMetric]", has_text="ViT (lesson) · test set")
         metric.wait_for(timeout=SLOW)  # exercise 1's setting: shipped with the app
         settled(page)
         from core.engine.results.verdict import verdicts
@@ -424,13 +424,13 @@ def test_a_link_run_before_a_restart_opens_at_once_after_it(browser, tmp_path):
         page, _ = open_page(browser, url + link)
         page.get_by_role("button", name="Show the result without predicting").wait_for(timeout=SLOW)
         expect(page.get_by_text(training)).to_have_count(1, timeout=SLOW)  # this one trained (the note stays until the next rerun)
-        before = revealed_metric(page, "CNN · test (unseen)")
+        before = revealed_metric(page, "CNN · test set")
     with streamlit_server(env=env) as (url, _, _):  # the server restarted: its memory is gone
         page, errors = open_page(browser, url + link)
         page.get_by_role("button", name="Show the result without predicting").wait_for(timeout=SLOW)
         settled(page)  # the run that opened the page is over: a note it would show is there
         assert page.get_by_text(training).count() == 0
-        assert revealed_metric(page, "CNN · test (unseen)") == before and errors.real() == []
+        assert revealed_metric(page, "CNN · test set") == before and errors.real() == []
 
 
 def test_generalization_live_rerun_shows_progress_then_results(browser):

@@ -26,7 +26,7 @@ from core.data.own_split import decode_split  # noqa: E402
 PATH = "/Your_own_experiment"
 SIDE = 16  # the canvas, and the map of centres
 SHOTS = ROOT / "artifacts" / "screenshots"
-METRICS = ("ViT (lesson) · test (unseen)", "CNN · test (unseen)")
+METRICS = ("ViT (lesson) · test set", "CNN · test set")
 
 # Two classes a viewport draws, pixel by pixel (x, y): a short line each, two directions (the phone's differ from
 # the desktop's, so that each trains a setting of its own). Each is drawn in the middle of the canvas, where the

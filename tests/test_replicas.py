@@ -29,7 +29,7 @@ def jobs_done(log) -> int:
 
 
 def result_of(page) -> str:
-    return revealed_metric(page, "CNN · test (unseen)")
+    return revealed_metric(page, "CNN · test set")
 
 
 def test_two_replicas_behind_nginx_share_one_redis_and_its_worker(tmp_path):

@@ -13,7 +13,8 @@ import streamlit as st
 
 from core.engine.results.behaviour import answers
 from core.engine.results.run_result import RunResult, mean_grid, position_grid, summary
-from core.engine.results.verdict import Verdict, margin, phrase, verdicts
+from core.engine.results.units import units_of
+from core.engine.results.verdict import MEASURE_HOLDS, MEASURE_NAMES, Verdict, margin, phrase, points, verdicts
 from core.engine.setting.run_config import GeneralizationConfig
 from core.inspect.trained_model import run_data
 from core.lessons.model_cards import CARDS
@@ -69,11 +70,12 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
               f"{len(d.test_positions)} test centres") if d.split else
              (f"at centres {d.train_range[0]}..{d.train_range[1]}, {d.n_test} test images at {d.test_range[0]}.."
               f"{d.test_range[1]}"))
+    draws = {u.data_seed for u in result.replicates}
     st.caption(f"Setting: {len(cfg.train.seeds)} seed(s) × {len(cfg.models)} model(s), {d.n_train} training images "
                f"{where}, {cfg.train.epochs} epochs; {origin}."
-               + (f" Its verdicts are over {len({(u.seed, u.data_seed) for u in result.replicates})} units (seeds "
-                  f"over {len({u.data_seed for u in result.replicates})} training draws, shipped beside it); its curves, maps and answers over its own seeds."
-                  if result.replicates else ""))
+               + (f" Its verdicts are over {len(draws)} training draws ({len(result.replicates) // len(cfg.models)} "
+                  "runs a model, shipped beside it); its curves, maps and answers over its own seeds."
+                  if len(draws) > 1 else ""))
     for r in result.diverged:
         st.error(f"{model_figures.label(r.model)}, seed {r.seed}: training **diverged at epoch {r.diverged_at}** (the loss "
                  "exploded or was not finite), so it has no accuracy. Lower the learning rate.")
@@ -81,16 +83,18 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
     m = judged_model(cfg.models, v)
     if m is not None and prediction is not None:
         st.markdown(f"**Your prediction:** {prediction} → {PREDICTION_WORDS[asked.judge(prediction, v[m])]}, judged "
-                    f"against {model_figures.label(m)} ({asked.about}): {v[m].text}.")
+                    f"against {model_figures.label(m)} ({asked.about}).")
+    # the first thing read: what each model did, in plain words (the statistics are in the fold-out below)
+    st.markdown(" ".join(verdict.text for verdict in v.values()))
     per_row = 3  # more side by side cut every model's name and interval at 1400 px (lesson 5 has seven)
     columns = [col for start in range(0, len(v), per_row) for col in st.columns(per_row)]
     for col, (m, verdict) in zip(columns, v.items(), strict=False):
         iv = verdict.interval
-        col.metric(f"{model_figures.label(m)} · test (unseen)", f"{iv.mean:.1%}", delta=f"95 % interval {iv.lo:.0%}–{iv.hi:.0%}",
-                   delta_color="off", delta_arrow="off",
-                   help=f"The mean over {iv.units} units ({iv.counted}), each scored over the test set's images: "
-                        f"{verdict.text}.")
-    behaviour_table(result, v)
+        col.metric(f"{model_figures.label(m)} · {MEASURE_NAMES['test']}", f"{iv.mean:.1%}",
+                   delta=f"95 % interval {iv.lo:.0%}–{iv.hi:.0%}", delta_color="off", delta_arrow="off",
+                   help=f"{verdict.text} Its {MEASURE_NAMES['test']}: {MEASURE_HOLDS['test']}.")
+    with st.expander("How sure is this?"):
+        how_sure(result, v)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -99,13 +103,16 @@ def cached_answers(cfg: GeneralizationConfig, identity: tuple, model: str, _resu
     return answers(_result, model)
 
 
-def _said(v: Verdict) -> str:
-    return phrase(v.band, v.chance, "best", v.interval is v.best)
+def how_sure(result: RunResult, v: dict[str, Verdict]) -> None:
+    """The statistics behind each verdict (units, interval, band, how it was found), then the behaviour table."""
+    for m, verdict in v.items():
+        st.markdown(f"**{model_figures.label(m)}.** {verdict.detail}")
+    behaviour_table(result, v)
 
 
 def behaviour_table(result: RunResult, v: dict[str, Verdict]) -> None:
-    """Per model: the verdict on the test set (its distinct images), over every unseen centre of the map, and
-    what it answered: an accuracy at chance can hide one answer given to every image."""
+    """Per model: the verdict on the test set, on the unseen map, and what it answered: an accuracy at chance can
+    hide one answer given to every image."""
     if not v:  # every seed diverged: nothing was answered
         return
     unseen = verdicts(result, {m: model_figures.label(m) for m in result.config.models}, "unseen map")
@@ -114,17 +121,20 @@ def behaviour_table(result: RunResult, v: dict[str, Verdict]) -> None:
         said = cached_answers(result.config, run_id(result), m, result)
         u = unseen.get(m)
         rows[model_figures.label(m)] = {
-            "test set": f"{verdict.interval.outcomes}; mean {verdict.interval} · {_said(verdict)}",
-            "every unseen centre of the map": "—" if u is None else
-            f"{u.interval.outcomes}; mean {u.interval} · {_said(u)}",
-            "what it answers on the test images": "—" if said is None else said.sentence()}
+            MEASURE_NAMES["test"]: f"mean {verdict.interval} · {_said(verdict)}",
+            MEASURE_NAMES["unseen map"]: "—" if u is None else f"mean {u.interval} · {_said(u)}",
+            "what it answers on the notebook's test images": "—" if said is None else said.sentence()}
     static_table(pd.DataFrame.from_dict(rows, orient="index").rename_axis("model"),
-                 "Each model: its test accuracy, its accuracy at every unseen centre, and what it answers")
+                 f"Each model: its {MEASURE_NAMES['test']}, its {MEASURE_NAMES['unseen map']}, and what it answers")
     chance = result.config.data.kind.chance
-    st.caption(f"Each unit is one model trained at one seed and one training draw, scored exactly over the images; "
-               f"the interval is about the mean over units. *As good as* and *at chance* mean within "
-               f"{margin(chance) * 100:.0f} points (a fifth of chance, on a 90 % interval); *can't tell yet*: the "
-               "interval reaches both sides.")
+    st.caption(f"The {MEASURE_NAMES['test']}: {MEASURE_HOLDS['test']}. The {MEASURE_NAMES['unseen map']}: "
+               f"{MEASURE_HOLDS['unseen map']}. Each class counts equally, so one answer for every image scores "
+               f"chance. *As good as* and *no better than guessing* mean within {points(margin(chance))} (a quarter "
+               "of chance, on a 90 % interval); *not yet clear*: the interval reaches beyond it.")
+
+
+def _said(v: Verdict) -> str:
+    return phrase(v.band, v.chance, "best", v.interval is v.best)
 
 
 def scored_rows(result: RunResult) -> list[dict]:
@@ -139,44 +149,47 @@ def per_seed_table(cfg: GeneralizationConfig, result: RunResult) -> None:
     rows = scored_rows(result)
     if not rows:
         return
-    v = verdicts(result)
-    models = [m for m in cfg.models if m in v]  # the order of the metrics above
+    models = [m for m in cfg.models if m in summary(result)]
+    own = {(u.model, u.seed): u.test for u in units_of(result)}
+    for r in rows:
+        r["test_set"] = own.get((r["model"], r["seed"]))
     # Static tables (a real HTML <table> for screen readers, no data grid to load: a grid's first draw cost a
-    # section more than its charts, docs/performance.md). A lesson's few models: a column pair each;
-    # more: a row each, which a phone's width holds
-    static_table(seeds_by_column(rows, models, v) if len(models) <= 3 else model_rows(rows, models, v),
+    # section more than its charts, docs/performance.md). A lesson's few models: three columns each; more: a row each
+    static_table(seeds_by_column(rows, models) if len(models) <= 3 else model_rows(rows, models),
                  "Train and test accuracy of every model and seed")
-    units = {(u.seed, u.data_seed) for u in result.replicates}
-    if len(units) > len(cfg.train.seeds):  # the metrics above count more units than this table's seeds
-        st.caption(f"This table is this run's own {len(cfg.train.seeds)} seed(s), one training draw: its mean is "
-                   f"theirs. The metrics and verdicts above count all {len(units)} units ({len({d for _, d in units})} "
-                   "training draws), so their means can differ.")
+    draws = {u.data_seed for u in result.replicates}
+    st.caption(f"This table is this run's own {len(cfg.train.seeds)} seed(s), one training draw. *{MEASURE_NAMES['test']}*: "
+               f"{MEASURE_HOLDS['test']}; *notebook's test*: the notebook's own measure, the share right of its "
+               f"{cfg.data.n_test} test images drawn at random (a model that answers one class everywhere scores that "
+               "class's share of the draw, not chance)."
+               + (f" The metrics and verdicts above are over {len(draws)} training draws "
+                  f"({len({(u.seed, u.data_seed) for u in result.replicates}) // max(1, len(cfg.models))} runs a model)"
+                  ", this one among them, so their means can differ from this table's." if len(draws) > 1 else ""))
     st.caption("The same accuracies as bars, with the training curves, are in the next section, "
                "*Accuracy and curves*.")
 
 
-def seeds_by_column(rows: list[dict], models: list[str], v: dict) -> pd.DataFrame:
-    """A row per seed, the mean and the test interval; a column per (model, split); as text ("—": none)."""
-    table = pd.DataFrame(rows).pivot(index="seed", columns="model", values=["train_acc", "test_acc"])
-    table = table.reindex(columns=[(k, m) for m in models for k in ("train_acc", "test_acc")])
+KINDS = {"train_acc": "train", "test_set": MEASURE_NAMES["test"], "test_acc": "notebook's test"}
+
+
+def seeds_by_column(rows: list[dict], models: list[str]) -> pd.DataFrame:
+    """A row per seed and the mean; a column per (model, measure); as text ("—": none)."""
+    table = pd.DataFrame(rows).pivot(index="seed", columns="model", values=list(KINDS))
+    table = table.reindex(columns=[(k, m) for m in models for k in KINDS])
     table.index = pd.Index([f"seed {i}" for i in table.index], name="seed")
-    table.columns = [f"{model_figures.label(m)} · {'train' if k == 'train_acc' else 'test'}" for k, m in table.columns]
+    table.columns = [f"{model_figures.label(m)} · {KINDS[k]}" for k, m in table.columns]
     table.loc["mean"] = table.mean()
-    for bound in ("lo", "hi"):
-        table.loc[f"test, 95 % interval {'low' if bound == 'lo' else 'high'}"] = [
-            getattr(v[m].interval, bound) if k == "test" else np.nan
-            for m in models for k in ("train", "test")]
     return table.astype(float).map(lambda a: "—" if np.isnan(a) else f"{a:.1%}")
 
 
-def model_rows(rows: list[dict], models: list[str], v: dict) -> pd.DataFrame:
-    """A row per model: mean train and test accuracy, the test's 95 % interval and each seed's test accuracy."""
+def model_rows(rows: list[dict], models: list[str]) -> pd.DataFrame:
+    """A row per model: mean train accuracy, and each seed's test set and notebook's test accuracy."""
     seeds = {m: sorted((r for r in rows if r["model"] == m), key=lambda r: r["seed"]) for m in models}
     return pd.DataFrame({
         "train (mean)": [f"{np.mean([r['train_acc'] for r in seeds[m]]):.1%}" for m in models],
-        "test (mean)": [f"{v[m].interval.mean:.1%}" for m in models],
-        "test, 95 % interval": [f"{v[m].interval.lo:.0%}–{v[m].interval.hi:.0%}" for m in models],
-        "test, each seed": [", ".join(f"{r['test_acc']:.0%}" for r in seeds[m]) for m in models],
+        f"{MEASURE_NAMES['test']}, each seed": [", ".join(f"{r['test_set']:.0%}" for r in seeds[m]
+                                                          if r["test_set"] is not None) for m in models],
+        "notebook's test, each seed": [", ".join(f"{r['test_acc']:.0%}" for r in seeds[m]) for m in models],
     }, index=pd.Index([model_figures.label(m) for m in models], name="model"))
 
 

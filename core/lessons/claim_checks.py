@@ -6,13 +6,15 @@ all). A line reads
     check: <preset> <model> minus <model> <measure> <statistic> <op> <number>
 
 - ``preset``: a shipped run (``core.lessons.shipped.SHIPPED``), or a shipped sweep at one of its values,
-  ``pos-scale@0.02`` (``SWEEPS``: its rows hold each seed's test accuracy only, so its measure is ``test``).
-- ``measure``: one of ``core.engine.results.units.MEASURES``: ``test`` (the run's test set), ``unseen`` (every map
+  ``pos-scale@0.02`` (``SWEEPS``: its rows hold each seed's notebook's test accuracy only, so its measure is
+  ``notebook``).
+- ``measure``: one of ``core.engine.results.units.MEASURES``: ``notebook`` (the notebook's random draw of test
+  images), ``test`` (the test set: every class at every test centre once), ``unseen`` (the unseen map: every map
   centre never trained on), ``new`` (the held-out centres new for the model's own sampling stride) or ``reached``
   (the held-out centres its stride does reach).
-- ``statistic``: over the units (each model at one seed and one training draw: the preset's shipped units over
-  seeds × draws, else the run's own seeds), each unit's score exact: ``mean``, ``min``, ``max``, or the 95 %
-  interval's ``lo`` and ``hi`` (``verdict.unit_interval``). With ``minus``: the same of the paired per-unit
+- ``statistic``: over the runs (each model at one seed and one training draw: the preset's shipped units over
+  seeds × draws, else the run's own seeds), each run's score exact: ``mean``, ``min``, ``max``, or the 95 %
+  interval's ``lo`` and ``hi`` over the training draws (``verdict.unit_interval``). With ``minus``: the same of the paired per-unit
   differences (``verdict.paired``).
 - ``op``: ``<``, ``>``, ``<=`` or ``>=``.
 """
@@ -91,10 +93,10 @@ def unit_scores(result: RunResult, model: str, measure: str) -> dict[tuple[int, 
 
 
 def _sweep_scores(check: Check) -> list[dict[tuple[int, int], float]] | None:
-    """Each model's test accuracy at each seed of the sweep value a check names (one training draw)."""
+    """Each model's notebook's test accuracy at each seed of the sweep value a check names (one training draw)."""
     name, _, at = check.preset.partition("@")
-    if name not in SWEEPS or check.measure != "test":
-        raise ValueError(f"{check.line!r}: a sweep check names one of {list(SWEEPS)} and the measure 'test'")
+    if name not in SWEEPS or check.measure != "notebook":
+        raise ValueError(f"{check.line!r}: a sweep check names one of {list(SWEEPS)} and the measure 'notebook'")
     base = SWEEPS[name]()
     rows = load_shipped_rows(name, base)
     if rows is None:

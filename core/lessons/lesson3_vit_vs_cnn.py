@@ -172,14 +172,10 @@ CLI_CONTROLS: tuple[Control, ...] = (
     *OWN_CONTROLS,  # your own classes and split: --dataset own --drawings FILE --split FILE
 )
 
-def _seeds(result: RunResult, model: str) -> str:
-    return ", ".join(f"seed {r.seed} {r.test_acc:.0%}" for r in result.rows if r.model == model and r.test_acc is not None)
-
-
 def judged_at_unseen(result: RunResult, model: str) -> tuple[Verdict, Verdict]:
-    """(the verdict over every unseen centre of the map, the verdict on the test set) for ``model``: the map
-    holds many more distinct unseen images (the lesson's: 128 against the test set's 8), so it decides; the
-    test set is the notebook's measure, shown beside it."""
+    """(the verdict on the unseen map, the verdict on the test set) for ``model``: the map holds many more
+    distinct unseen images (the lesson's: 128 against the test set's 8), so it decides; the test set is shown
+    beside it."""
     names = {m: label(m) for m in result.config.models}
     return verdicts(result, names, "unseen map")[model], verdicts(result, names)[model]
 
@@ -188,7 +184,7 @@ def _from_run(key: str, question: str, how: str, options: tuple[str, ...], prese
               model: str = "vit", base: str = "lesson") -> PresetExercise:
     """An exercise whose question is "did this change help?": ``model`` in the run of ``preset`` against the
     lesson's ViT (in the run of ``base``: the lesson's preset, or the same run when ``base`` is ``preset``) and
-    against that run's CNN, over every unseen centre of the map (``experiment_parts.against``); ``options``
+    against that run's CNN, on the unseen map (``experiment_parts.against``); ``options``
     word ``against``'s four outcomes for this question; ``who``: the changed model in words; ``explain``: what the
     result means."""
     def answer(lookup: Lookup) -> Answer:
@@ -204,9 +200,8 @@ def _from_run(key: str, question: str, how: str, options: tuple[str, ...], prese
         outcome, decided = against(new.interval, vit.interval, cnn.interval,
                                    (who, f"the lesson's ViT ({_short(vit.interval)})", f"the CNN ({_short(cnn.interval)})"),
                                    base_same_run=base == preset)
-        return Answer(outcome, f"Over every unseen centre of the map the {who} scored {new.interval}. {decided} On "
-                               f"the test set alone, the notebook's measure: {test.interval} ({test.interval.outcomes})."
-                               f" {explain}")
+        return Answer(outcome, f"On the unseen map the {who} scored {new.interval}. {decided} On the test set "
+                               f"alone: {test.interval} ({test.interval.outcomes}). {explain}")
 
     return PresetExercise(key, question, how, options, answer, preset=preset, model=model)
 
@@ -225,7 +220,7 @@ def _distinct_note(cfg: GeneralizationConfig) -> str:
 EXERCISES: tuple[PresetExercise, ...] = (
     _from_run("more-data", "Ten times the training data (3000 images) at the same positions: does the ViT's "
               "accuracy at unseen positions improve substantially, partially, or not at all?",
-              "Press *Fill the form with exercise-1*, then *Run*, and read the ViT's accuracy over the unseen centres "
+              "Press *Fill the form with exercise-1*, then *Run*, and read the ViT's accuracy on the unseen map "
               "(the generalization map) beside the lesson's run.",
               ("Substantially: as good as the CNN", "Partially: better than the lesson's ViT, still below the CNN",
                "Not at all: not shown better than the lesson's ViT (a small gain is not ruled out)",
@@ -233,7 +228,7 @@ EXERCISES: tuple[PresetExercise, ...] = (
               "exercise-1", "ViT trained on 3000 images", _distinct_note(PRESETS["exercise-1"])),
     _from_run("finer-patches", "Patch size 4 → 2 (finer patches, 64 tokens): does the ViT generalize better to "
               "unseen positions, or is the failure unrelated to patch resolution?",
-              "Press *Fill the form with exercise-2*, then *Run*, and read the ViT's accuracy over the unseen centres, "
+              "Press *Fill the form with exercise-2*, then *Run*, and read the ViT's accuracy on the unseen map, "
               "unit by unit, beside the lesson's run.",
               ("Finer patches close the gap: as good as the CNN", "Better than 4×4 patches, still below the CNN",
                "No better than 4×4 patches: unrelated to patch resolution",
@@ -273,18 +268,18 @@ def model_notes(result: RunResult) -> list[str]:
     notes = []
     for m, verdict in v.items():
         fit = "fit its training positions" if s[m].train_mean >= FITS else "**did not fit its training positions**"
-        note = f"The {names[m]} {fit} ({s[m].train_mean:.1%} train) and scored {verdict.text}."
+        note = f"{verdict.text} It {fit} ({s[m].train_mean:.1%} train)."
         if m in unseen:
-            note += f" Over every unseen centre of the map: {unseen[m].text}."
+            note += f" On the unseen map: {unseen[m].text}"
         if (said := answers(result, m)) is not None:  # test predictions are kept for the run's own seeds
             note += f" On this run's own {len(result.config.train.seeds)} seed(s) it {said.sentence()}."
         if s[m].train_mean < FITS:
             note += " A model that has not learned the task says nothing about generalization: more epochs first."
         values = [score for _, score in verdict.interval.scores]
         if len(values) > 1 and max(values) - min(values) > SEEDS_DISAGREE:
-            note += (f" Its units disagree ({min(values):.0%} to {max(values):.0%}): whether a seed generalizes can "
+            note += (f" Its runs disagree ({min(values):.0%} to {max(values):.0%}): whether a run generalizes can "
                      "hang on its initial weights, its training draw, and even on the last digit of a sum (another "
-                     "computer can land a seed elsewhere). The mean hides that: read each unit's score.")
+                     "computer can land a seed elsewhere). The mean hides that: read each run's score.")
         notes.append(note)
     return notes
 
@@ -314,11 +309,11 @@ def notes(result: RunResult) -> list[str]:
              if d.phases else f"centres {d.train_range[0]}..{d.train_range[1]} allow {possible_images(d.train_range)}")
     out.append(f"The {d.n_train} training images hold only **{_distinct(d)} distinct** ones: an image is fixed by "
                f"its shape and centre, and {where}. More images at the same positions only repeat them (exercise 1: "
-               f"{ex1.n_train} images, {_distinct(ex1)} distinct). The test set likewise draws {d.n_test} images "
-               f"from **{distinct_test_images(d)} distinct** ones, every image there is at its centres: a seed's score "
-               "is exact over those draws (each distinct image weighted by how often it was drawn), and what varies "
-               "is the seed and the training draw. The map's unseen centres "
-               "hold many more images, at many more places.")
+               f"{ex1.n_train} images, {_distinct(ex1)} distinct). The notebook's test likewise draws {d.n_test} "
+               f"images from **{distinct_test_images(d)} distinct** ones; the lab's test set scores each of those "
+               "once, every class weighted equally, so a model that answers one class everywhere scores chance, and "
+               "what varies is the seed and the training draw. The unseen map holds many more images, at many more "
+               "places.")
     if cfg.model.patch_size == 2 and any(spec(m).transformer for m in cfg.models):
         out.append("With 2×2 patches each token holds a smaller piece of a stroke, and the same pieces occur at the "
                    "training positions: one reason exercise 2 can work, not tested here. How often it works is the "

@@ -120,8 +120,8 @@ def positions_base(models: tuple[str, ...] = POSITIONS_MODELS, seeds: int = POSI
 
 # ---------------------------------------------------------------- lesson 4's exercises, answered from the bench's run
 def bench_verdicts(result: RunResult) -> dict[str, Verdict]:
-    """The bench's verdicts over every unseen centre of the map (the lesson's split: 64 centres, where the test set
-    has 4): what each unit scores at many more places than the test set's."""
+    """The bench's verdicts on the unseen map (the lesson's split: 64 centres, where the test set has 4): what each
+    unit scores at many more places than the test set's."""
     return verdicts(result, {m: label(m) for m in result.config.models}, "unseen map")
 
 
@@ -144,7 +144,7 @@ def learned_table(v: dict[str, Verdict]) -> tuple[int, str]:
     nopos = (f" The same ViT with no position table at all scored {v['vit-nopos'].interval}: compare the learned "
              "table with it before crediting the table with the gain." if "vit-nopos" in v else "")
     return how, (
-        f"Over the unseen centres the learned table scored {a}, the lesson's fixed 1-D sin-cos table {b}: the learned "
+        f"On the unseen map the learned table scored {a}, the lesson's fixed 1-D sin-cos table {b}: the learned "
         f"table is {decided}.{nopos} The learned table starts near zero (0.02 × random) and grows only as training "
         "asks; the fixed table's rows start about twice the size of an inked patch's token (lesson 3's *What broke "
         "the ViT?* measures both). Lesson 3's sweep of the fixed table's scale α, on the lesson's task and on a "
@@ -159,8 +159,7 @@ def flatten_head(v: dict[str, Verdict]) -> tuple[int, str]:
     key = (2 if verdict.band in ("chance", "below") else 3 if verdict.band == "unclear" else
            {0: 0, 1: 0, 2: 1, 3: 3}[how])
     return key, (
-        f"The CNN with a flatten + linear head scored {verdict.text} over the unseen centres, {said} the lesson's "
-        f"CNN ({v['cnn'].interval}). Its head has a weight for every position of the last feature map, so where a "
+        f"{verdict.text} On the unseen map it is {said} the lesson's CNN ({v['cnn'].interval}). Its head has a weight for every position of the last feature map, so where a "
         "feature fired can reach the answer; Biscione & Bowers found such heads fail at untrained locations. Here "
         "every unseen centre is a training centre moved by whole 4-pixel steps, and the convolutions with their "
         "stride-2 pooling answer such moves alike: read its map before concluding what its head costs.")
@@ -171,7 +170,7 @@ def overlapping(v: dict[str, Verdict]) -> tuple[int, str]:
     outcome, decided = against(verdict.interval, v["vit"].interval, v["cnn"].interval,
                                ("ViT with overlapping patches", "the lesson's ViT", "the lesson's CNN"))
     return outcome, (
-        f"Overlapping patches scored {verdict.interval} over the unseen centres (the lesson's ViT: "
+        f"Overlapping patches scored {verdict.interval} on the unseen map (the lesson's ViT: "
         f"{v['vit'].interval}; the CNN: {v['cnn'].interval}). {decided} Each token sees more of its neighbours, but "
         "the same fixed 1-D table is still added to every token: lesson 3's sweep of the table's scale α tests "
         "whether the table is what holds it back.")
@@ -240,18 +239,18 @@ def notes(v: dict[str, Verdict], plotted: list[dict] | None = None) -> list[str]
     fails = [m for m in vits if v[m].band in ("chance", "below")]
     unsure = [m for m in vits if v[m].band == "unclear"]
     if "vit" in v:
-        out.append(f"The lesson's ViT scored {v['vit'].text}: the baseline every remedy is measured against.")
+        out.append(f"{v['vit'].text} The lesson's ViT is the baseline every remedy is measured against.")
     if works:
-        out.append("Above chance at the unseen centres (95 % interval above it): " + "; ".join(
+        out.append("Better than guessing on the unseen map (95 % interval above chance): " + "; ".join(
             f"**{names[m]}** {v[m].interval.mean:.0%} ({v[m].interval.lo:.0%}–{v[m].interval.hi:.0%})"
             for m in sorted(works, key=lambda m: -v[m].interval.mean)) + ". Above chance is not as good as the CNN: "
             "compare each with it in the ranking.")
     if fails:
-        out.append(f"**At chance or below** (within {margin(0.5) * 100:.0f} points of it, or under it): "
+        out.append(f"**No better than guessing** (within {points(margin(0.5))} of chance, or under it): "
                    + ", ".join(names[m] for m in fails)
                    + ". A remedy that gains a few points on ImageNet need not give a ViT positions it never saw.")
     if unsure:
-        out.append("**Can't tell yet** (the interval holds chance and reaches well past it): "
+        out.append("**Not yet clear** (the interval holds chance and reaches well past it): "
                    + ", ".join(f"{names[m]}: {v[m].interval.outcomes}; mean {v[m].interval}" for m in unsure) + ".")
     if "vit-shift" in v:
         out.append(f"Random shifts scored {v['vit-shift'].interval.mean:.0%}, but they *showed* the model shapes at "

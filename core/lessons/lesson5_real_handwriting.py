@@ -134,7 +134,7 @@ def ten_digits_vit(lookup: Lookup) -> Answer:
         return _missing("ten digits")
     s, cnn = seen_unseen(result, "vit"), seen_unseen(result, "cnn")
     return Answer(OUTCOME[v["vit"].band], (
-        f"On ten digits the lesson's ViT scored {v['vit'].text}; the CNN {v['cnn'].interval}. Chance is 10 %. The "
+        f"{v['vit'].text} The CNN: {v['cnn'].interval}. Chance is 10 %. The "
         f"map separates the two things a test digit can be new in: the ViT gets {s.seen:.0%} of new digits right "
         f"at the *training* centres and {s.unseen:.0%} at the test centres (the CNN: {cnn.seen:.0%} and "
         f"{cnn.unseen:.0%}). The first number is what new scans cost it (new scans by the same 13 writers); the drop "
@@ -153,7 +153,7 @@ def two_digits_vs_shapes(lookup: Lookup) -> Answer:
     d, lo, hi = difference(mine, toy)
     correct = compared(mine, toy, result.config.data.kind.chance, same_run=False)
     return Answer(correct, (
-        f"Over every unseen centre of the map: 0 vs 1 on real digits, the ViT scored {mine}; plus vs circle in lesson "
+        f"On the unseen map: 0 vs 1 on real digits, the ViT scored {mine}; plus vs circle in lesson "
         f"3, {toy}. The difference is {d * 100:+.0f} points (95 % interval {lo * 100:+.0f} to {hi * 100:+.0f}): "
         + {0: "better. ", 1: f"as good, within {points(margin(0.5))}. ", 2: "worse. ",
            3: "can't tell yet: the interval holds both a gain and a loss. "}[correct]
@@ -185,7 +185,7 @@ EXERCISES: tuple[PresetExercise, ...] = (  # each answered from its preset's run
                    "Pick the preset *ten digits* (the default) and compare the ViT's metric with the CNN's and with "
                    "chance (10 %).", OPTIONS, ten_digits_vit, preset="ten digits"),
     PresetExercise("zero-vs-one", "Two classes, 0 vs 1, as lesson 3 has two: at the unseen centres the ViT does…",
-                   "Pick the preset *0 vs 1* and compare the ViT's accuracy over the map's unseen centres with lesson "
+                   "Pick the preset *0 vs 1* and compare the ViT's accuracy on the unseen map with lesson "
                    "3's.", DIGIT_OPTIONS,
                    two_digits_vs_shapes, preset="0 vs 1"),
     PresetExercise("best-remedy", "On ten digits, which change to the ViT does best at the unseen centres?",
@@ -226,10 +226,10 @@ def notes(result: RunResult, shapes: RunResult | None = None) -> list[str]:
                    + ", ".join(f"**{labels[m]}** {v[m].interval.mean:.0%}" for m in by_band["between"])
                    + ". Lesson 4 shows each of them on shapes.")
     if by_band["chance"] + by_band["below"]:
-        out.append("**At chance or below here**: " + ", ".join(labels[m] for m in by_band["chance"] + by_band["below"])
+        out.append("**No better than guessing here**: " + ", ".join(labels[m] for m in by_band["chance"] + by_band["below"])
                    + ".")
     if by_band["unclear"] + by_band["above"]:
-        out.append("**Can't tell yet**: " + ", ".join(f"{labels[m]} {v[m].interval}"
+        out.append("**Not yet clear**: " + ", ".join(f"{labels[m]} {v[m].interval}"
                                                     for m in by_band["unclear"] + by_band["above"]) + ".")
     cnns = [m for m in v if not spec(m).transformer and v[m].band == "between"]
     if cnns:
@@ -239,10 +239,10 @@ def notes(result: RunResult, shapes: RunResult | None = None) -> list[str]:
         toy = verdicts(shapes, measure="unseen map").get("vit")
         mine = verdicts(result, measure="unseen map").get("vit")
         if toy is not None and mine is not None:
-            said = (f"Against the toy, over every unseen centre of the map: lesson 3's ViT scored {toy.interval} on "
+            said = (f"Against the toy, on the unseen map: lesson 3's ViT scored {toy.interval} on "
                     f"plus vs circle (chance 50 %); here {mine.interval} (chance {cfg.data.kind.chance * 100:.0f} %).")
             if len(cfg.data.kind.classes) == 2:
-                said += " " + ("Better than on the toy.", f"As good, within {margin(0.5) * 100:.0f} points.",
+                said += " " + ("Better than on the toy.", f"As good, within {points(margin(0.5))}.",
                                "Worse than on the toy.", "Can't tell yet which is higher.")[
                     compared(mine.interval, toy.interval, same_run=False)]
             out.append(said)

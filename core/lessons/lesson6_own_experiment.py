@@ -156,7 +156,7 @@ def cnn_not_vit(current: Callable[[], RunResult | None]) -> Answer:
         return Answer(None, "This exercise reads the lesson's ViT and CNN: add both to *Models to train*, then Run.")
     cnn, vit = _shown_above(v["cnn"]), _shown_above(v["vit"])
     correct = 0 if cnn and not vit else 1 if cnn else 3 if vit else 2
-    said = f"CNN: {v['cnn'].text}. ViT (lesson): {v['vit'].text}."
+    said = f"{v['cnn'].text} {v['vit'].text}"
     if correct == 0:
         return Answer(0, f"{said} Found: at your test centres the run shows the CNN above chance and not the ViT.")
     # only a run that shows it answers the exercise: a run that does not is no answer to "find", whatever is picked
@@ -227,8 +227,9 @@ def notes(result: RunResult) -> list[str]:
     tested = centres_tested(d.n_test, n_centres, k)
     where = (f"every class at each of your {n_centres} test centres" if d.n_test >= k * n_centres else
              f"{tested} of your {n_centres} test centres (fewer images than centres × classes)")
-    out = [f"Chance is {kind.chance * 100:.0f} % ({k} classes). Your test set: {d.n_test} images, {where}, the classes "
-           "balanced. " + " ".join(f"{labels[m]}: {x.text}." for m, x in v.items())]
+    out = [f"Chance is {kind.chance * 100:.0f} % ({k} classes). The verdicts' test set is every class at each of your "
+           f"{n_centres} test centres once; the run's own test draw, {d.n_test} images, holds {where}, the classes "
+           "balanced. " + " ".join(x.text for x in v.values())]
     out += [m.sentence() for m in split_moves(cfg)]
     if d.n_train < k * len(d.train_positions):
         out.append(f"Your {d.n_train} training images cannot hold every class at each of your "

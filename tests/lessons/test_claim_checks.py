@@ -46,13 +46,16 @@ def test_a_statistic_is_computed_per_seed_and_over_the_measures_cells():
     def v(line):
         return value(parse(line), runs)
 
-    assert v("splits-odd vit test mean > 0") == 0.5 and v("splits-odd vit test min > 0") == 0.25
+    assert v("splits-odd vit notebook mean > 0") == 0.5 and v("splits-odd vit notebook min > 0") == 0.25
+    assert v("splits-odd vit test max > 0") == 0.0  # the test set: every held-out centre (the phase split's test)
     assert v("splits-odd vit new max > 0") == 0.0  # every held-out centre is new for stride 4 on the odd split
     assert v("splits-odd cnn new min > 0") == 0.0 and v("splits-odd cnn new max > 0") == 1.0
-    assert v("splits-odd cnn minus vit new mean > 0") == 0.5 and v("splits-odd cnn minus vit test min > 0") == -0.25
+    assert v("splits-odd cnn minus vit new mean > 0") == 0.5 and v("splits-odd cnn minus vit notebook min > 0") == -0.25
     lo, hi = v("splits-odd cnn unseen lo > 0"), v("splits-odd cnn unseen hi > 0")
     assert lo < 0.5 < hi
     assert v("splits-notebook vit test mean > 0") is None and v("splits-odd mlp test mean > 0") is None
+    with pytest.raises(ValueError, match="the measure 'notebook'"):
+        v("pos-scale@1.0 vit test mean > 0")  # a sweep's rows hold the notebook's measure only
 
 
 def test_the_notebook_split_reaches_every_held_out_centre_by_whole_strides():

@@ -1,4 +1,5 @@
 import io
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -96,9 +97,12 @@ def test_the_precision_answer_is_the_pages_own_setting():
     answer = precision.answer(exact)
     assert precision.options[answer.correct] == "It does not change" and "exactly 0" in answer.explanation
     rounded = PatchifyConfig(in_chans=3)
-    d32 = run_patchify(rounded).max_abs_diff
-    answer = precision.answer(rounded)
-    assert d32 > 0 and f"{d32:.2e}" in answer.explanation and answer.correct == 2
+    d32 = run_patchify(replace(rounded, dtype="float32")).max_abs_diff  # rounding in float32 on some machines, exactly 0 on others (the same
+    answer = precision.answer(rounded)  # GEMM for both): the answer follows this machine's own number either way
+    if d32 > 0:
+        assert f"{d32:.2e}" in answer.explanation and answer.correct == 2
+    else:
+        assert precision.options[answer.correct] == "It does not change" and "exactly 0" in answer.explanation
     # a broken embedding on the page (a stride, the wrong order) is not rounding: the question asks about the real one
     for broken in (PatchifyConfig(conv_stride=2), PatchifyConfig(in_chans=3, wrong_flatten_order=True)):
         assert precision.answer(broken) == answer

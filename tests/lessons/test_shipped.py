@@ -55,7 +55,7 @@ def test_a_replicated_preset_ships_every_unit_over_seeds_and_training_draws(pres
     assert len({u.seed for u in units}) == sum(len(UNIT_SEEDS[d]) for d in UNIT_DRAWS)  # no seed in two draws
     shipped, _ = load_shipped(preset)
     own = {(r.model, r.seed): r.test_acc for r in shipped.rows}  # the shipped run's own seeds are its draw's units
-    assert all(u.test == own[u.model, u.seed] for u in units if u.data_seed == cfg.data.data_seed and (u.model, u.seed) in own)
+    assert all(u.notebook == own[u.model, u.seed] for u in units if u.data_seed == cfg.data.data_seed and (u.model, u.seed) in own)
 
 
 def test_shipped_lesson_matches_the_notebook():

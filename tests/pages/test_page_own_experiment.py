@@ -131,7 +131,7 @@ def test_a_tiny_run_trains_and_its_link_opens_the_same_setting_and_numbers():
     assert_clean(at)
     assert any("trained on this server" in c.value for c in at.caption)
     metrics = {m.label: m.value for m in at.metric}
-    assert list(metrics) == ["ViT (lesson) · test (unseen)", "CNN · test (unseen)"], metrics
+    assert list(metrics) == ["ViT (lesson) · test set", "CNN · test set"], metrics
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
     assert any(n.startswith("- Chance is 50 % (2 classes)") for n in notes), notes
     link = dict(at.query_params)

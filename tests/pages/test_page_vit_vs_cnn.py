@@ -59,7 +59,7 @@ def test_tiny_preset_through_the_form_shows_results():
     assert_clean(at)
     assert any("Your prediction:** clearly above chance, clearly below 100 %" in md.value for md in at.markdown)
     labels = [m.label for m in at.metric]
-    assert "CNN · test (unseen)" in labels and "ViT (lesson) · test (unseen)" in labels
+    assert "CNN · test set" in labels and "ViT (lesson) · test set" in labels
     # the first section: the per-seed table, no chart but the picture of the split above
     assert len(at.get("plotly_chart")) == 1 and tables(at)
     assert "seed 0" in tables(at, PER_SEED)[0].index and "mean" in tables(at, PER_SEED)[0].index
@@ -114,7 +114,7 @@ def test_a_link_opens_its_experiment_on_a_fresh_server():
     assert not at.metric  # nothing answers the prediction before it is made (or skipped)
     reveal(at)
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["ViT (lesson) · test (unseen)"] == shipped_vit_mean("exercise-1") and not at.get("progress")
+    assert metrics["ViT (lesson) · test set"] == shipped_vit_mean("exercise-1") and not at.get("progress")
     assert at.session_state["n_train"] == 3000
     assert at.get("code")[-1].proto.code_text == "?n_train=3000"
 
@@ -127,7 +127,7 @@ def test_a_link_to_a_setting_not_yet_run_trains_it():
     assert not [b for b in at.button if b.label == "Cancel"]  # a finished run's Cancel goes with it
     reveal(at)
     assert any("trained on this server" in c.value for c in at.caption)
-    assert [m.label for m in at.metric] == ["CNN · test (unseen)"]
+    assert [m.label for m in at.metric] == ["CNN · test set"]
 
 
 def test_exercises_are_checked_against_the_run_and_counted():
@@ -172,7 +172,7 @@ def test_first_view_is_the_shipped_lesson_result_without_training():
     assert "seeds 0, 1: circle for every test image" in said.loc["ViT (lesson)", "what it answers on the test images"]
     assert said.columns[0] == "test set" and said.loc["CNN", "test set"].startswith("15 units")
     labels = {m.label: m.value for m in at.metric}
-    assert labels["CNN · test (unseen)"] == "100.0%" and labels["ViT (lesson) · test (unseen)"] == vit
+    assert labels["CNN · test set"] == "100.0%" and labels["ViT (lesson) · test set"] == vit
     assert any("precomputed with this code" in c.value for c in at.caption)
     assert at.button(key="rerun").label == "Re-run this setting live"
     assert at.toggle(key="live_curve").value  # the live curve is drawn unless the learner switches it off
@@ -275,7 +275,7 @@ def test_results_not_matching_the_form_are_labelled_and_every_run_judges_the_pre
     next(b for b in at.button if b.label == "Run").click().run()  # judged against the pick made before it
     assert not at.warning
     assert any(md.value.startswith("**Your prediction:** ≈100 %: near perfect → ❌") for md in at.markdown)
-    assert {m.label: m.value for m in at.metric}["ViT (lesson) · test (unseen)"] == shipped_vit_mean("exercise-1")
+    assert {m.label: m.value for m in at.metric}["ViT (lesson) · test set"] == shipped_vit_mean("exercise-1")
     fresh = page(PAGE, timeout=60)
     fresh.button(key="preset_exercise-1").click().run()
     next(b for b in fresh.button if b.label == "Run").click().run()  # no pick: the result waits for one

@@ -65,7 +65,7 @@ def test_with_a_redis_a_link_trains_on_a_worker_and_another_replica_shows_it_wit
             assert_clean(at)
             assert run_flights().started == 0 and not at.get("progress")
             at.button(key="predict_skip").click().run()
-            assert [m.label for m in at.metric] == ["CNN · test (unseen)"]
+            assert [m.label for m in at.metric] == ["CNN · test set"]
             assert url not in str(at) and "redis://" not in "".join(m.value for m in at.markdown)
         finally:
             stop(worker)
@@ -109,7 +109,7 @@ def test_a_stored_run_that_is_not_usable_is_said_and_trained_again_never_a_trace
     assert any("could not be used, so it was deleted" in w.value for w in at.warning), [w.value for w in at.warning]
     at.button(key="predict_skip").click().run()
     assert_clean(at)
-    assert [m.label for m in at.metric] == ["CNN · test (unseen)"]
+    assert [m.label for m in at.metric] == ["CNN · test set"]
 
 
 def test_an_archive_redis_alone_keeps_runs_for_a_fresh_server_and_no_worker_trains(restart, monkeypatch, tmp_path):
@@ -135,7 +135,7 @@ def test_an_archive_redis_alone_keeps_runs_for_a_fresh_server_and_no_worker_trai
         assert_clean(at)
         assert run_flights().started == 0 and not at.get("progress")
         at.button(key="predict_skip").click().run()
-        assert [m.label for m in at.metric] == ["CNN · test (unseen)"]
+        assert [m.label for m in at.metric] == ["CNN · test set"]
         assert "cloud-secret" not in str(at)
 
 
@@ -276,6 +276,6 @@ def test_a_hand_made_job_for_the_setting_is_passed_over_never_a_traceback(restar
                 at = page(PAGE, timeout=180, query=LINK)
                 assert_clean(at)
                 at.button(key="predict_skip").click().run()
-                assert [m.label for m in at.metric] == ["CNN · test (unseen)"]
+                assert [m.label for m in at.metric] == ["CNN · test set"]
         finally:
             stop(worker)
