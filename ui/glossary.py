@@ -75,20 +75,40 @@ TERMS: dict[str, str] = {
                      "blurred models keep their plain twins' weights: the blur is fixed, not learned.",
     "seen and unseen positions": "The shape's centre during training (seen) and during testing (unseen): the "
                                  "test asks whether a model recognises a shape at a place it never saw it.",
-    "chance": "What guessing scores: 50 % on a two-class test, 10 % on ten digits. A model *at* chance need not "
-              "be guessing: one that gives the same answer to every image scores 50 % too (the pages say which). "
-              "The lab calls a result *at chance* only when its 90 % interval lies within a fifth of chance of it "
-              "(10 points for two classes, 2 for ten); an interval that holds chance but reaches further says "
-              "*can't tell yet*.",
-    "seed": "The number that fixes a model's random start (weights, data order). With the *training draw* (which "
-            "images the training set holds) it is what is random in a run: one model at one seed and one draw is "
-            "a *unit*, and its score is exact, since the test images are every image at their centres.",
-    "interval": "The lab's 95 % interval is about the mean over units (seeds × training draws), each unit's score "
-                "printed first. It is the wider of two: Student's t over the units' scores, and the widest spread "
-                "a score between 0 and 1 could have (as if each unit were a coin flip), so a few units that agree "
-                "do not rule out a failure they happened to miss. Simulated, it covers the true mean at least 92 "
-                "times in 100 in the hardest case. Two intervals that overlap show nothing "
-                "either way: the pages compare two models by the interval of their difference.",
+    "chance": "What guessing scores: 50 % on a two-class test, 10 % on ten digits. A model that gives the same "
+              "answer to every image scores chance too, since the lab's measures count every class equally.",
+    "test set": "Every class drawn once at every test centre of the split, each class counting equally. A model "
+                "that answers one class for every image scores exactly chance on it.",
+    "unseen map": "Every class drawn once at every centre of the canvas that no training image was centred on. It "
+                  "asks the same question as the test set at many more places.",
+    "notebook's test": "The notebook's own measure: the share right of 150 test images drawn at random from the few "
+                       "distinct images at the test centres. A model that answers one class everywhere scores that "
+                       "class's share of the draw, which need not be 50 %.",
+    "seed": "The number that fixes a model's random start (its weights and the order it sees the data). Two seeds "
+            "of one setting can end far apart.",
+    "run": "One model trained once: one seed on one training draw. A verdict counts runs, and each run's score "
+           "is exact.",
+    "training draw": "Which images the training set holds, fixed by the data seed. Seeds that share a training draw "
+                     "share its images, so the lab counts each draw once, scored by the mean of its seeds.",
+    "unit": "What repeats the experiment independently: a training draw (scored by its seeds' mean), or each seed "
+            "where there is one draw. The statistics in *How sure is this?* count units.",
+    "interval": "A range of accuracies that the mean over units lies in, at 95 % confidence: in simulations it "
+                "holds the true mean at least 95 times in 100 for every kind of spread tried (docs/statistics.md). "
+                "Two intervals that overlap show nothing either way: the pages compare two models by the interval "
+                "of their difference.",
+    "margin": "How close counts as the same: a quarter of chance (12.5 points for two classes, 2.5 for ten). *No "
+              "better than guessing* and *as good as* mean within it, on a 90 % interval.",
+    "Korn–Graubard": "The lab's interval: the exact binomial interval (Clopper–Pearson) at as many coin flips as "
+                     "would spread as little as the units do. Units that agree closely count as many flips and give "
+                     "a narrow interval; units that split count as few and give a wide one.",
+    "Clopper–Pearson": "The exact interval for a share counted in coin flips. Where every unit scores the same, the "
+                       "lab uses it to bound the share of units that could have scored otherwise but did not come up.",
+    "sign test": "A count of the units on which one model scores higher than another. If one wins on far more units "
+                 "than a fair coin would give, it is higher unit by unit, whatever the size of the gaps.",
+    "Holm-adjusted": "A correction for asking the same question of many models at once. Each model's test must pass "
+                     "a stricter bar, so that across all of them a false alarm stays as rare as for one.",
+    "Mann–Whitney": "A rank test for two runs whose units do not pair: it asks whether one's units tend to rank above "
+                    "the other's. It needs no bell-shaped spread.",
     "rollout": "Attention rollout (Abnar & Zuidema 2020): each layer's attention, with the skip connection added "
                "as an identity (0.5 A + 0.5 I, rows renormalised), multiplied through the layers: an estimate of how "
                "much each patch reaches the class token. A heuristic, not a faithful attribution: it ignores the "
@@ -100,6 +120,12 @@ TERMS: dict[str, str] = {
     "remedy": "One change to the lesson's ViT (its data, positions, tokens, attention or pooling) that may let it "
               "recognise shapes at unseen positions.",
 }
+
+
+# The words of the statistics fold-out ("How sure is this?"): each has its entry above, and none is in a verdict's
+# first, plain sentence (tests/ui/test_glossary.py)
+STATISTICS_WORDS = ("interval", "unit", "training draw", "margin", "Korn–Graubard", "Clopper–Pearson", "sign test",
+                    "Holm-adjusted", "Mann–Whitney")
 
 
 def slug(word: str) -> str:

@@ -24,6 +24,7 @@ from core.models.registry import build
 from ui.downloads import results_csv, run_json
 from ui.draw_your_own import draw_your_own
 from ui.figures import image_figures, model_figures
+from ui.glossary import STATISTICS_WORDS, term
 from ui.look_inside import look_inside
 from ui.server_runs import run_id, trains_on_workers
 from ui.url_state import named
@@ -107,6 +108,7 @@ def how_sure(result: RunResult, v: dict[str, Verdict]) -> None:
     """The statistics behind each verdict (units, interval, band, how it was found), then the behaviour table."""
     for m, verdict in v.items():
         st.markdown(f"**{model_figures.label(m)}.** {verdict.detail}")
+    st.caption("The words, each in two sentences: " + ", ".join(term(w) for w in STATISTICS_WORDS) + ".")
     behaviour_table(result, v)
 
 

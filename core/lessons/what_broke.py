@@ -81,14 +81,16 @@ def scale_notes(points: list[ScalePoint], learned: Interval | None = None, chanc
     said = [f"α = {p.alpha:g}{' (the notebook)' if p.alpha == 1 else ''}: {p.interval}, "
             + phrase(band_of(p.interval, best, chance, p.interval is best), chance, "best α", p.interval is best)
             for p in points]
-    out = [f"The lesson's ViT, {points[0].interval.units} seeds at each scale of its fixed table (test set, one "
-           "training draw): "
-           + "; ".join(said) + "."]
+    out = [f"The lesson's ViT, {points[0].interval.units} seeds at each scale of its fixed table, on the notebook's "
+           "test and the notebook's own training draw: "
+           + "; ".join(said) + ". That draw is the one where the lesson's ViT does worst: over 10 training draws, "
+           "on the test set, the lesson's own verdict above is higher than this sweep's α = 1, which measures one "
+           "draw's seeds."]
     notebook = next((p for p in points if p.alpha == 1), None)
     small = [p for p in points if p.alpha < 1 and p.interval.lo > chance]
     if notebook is not None and small and notebook.interval.contains(chance):
         out.append("Only the table's size changed between these runs: at " + ", ".join(f"α = {p.alpha:g}" for p in small)
-                   + " the ViT is above chance at the unseen centres, at the notebook's α = 1 it is not. So \"a ViT "
+                   + " the ViT is above chance on the notebook's test, at the notebook's α = 1 it is not. So \"a ViT "
                    "cannot do this\" is not what these runs show; \"this ViT, with this table at this size, does not\" "
                    "is.")
     if learned is not None:

@@ -1,5 +1,6 @@
 """The glossary: one definition per word, linked from the pages where the words first appear."""
 
+import functools
 import re
 from pathlib import Path
 
@@ -100,9 +101,43 @@ def test_lesson_33s_mlp_is_defined_as_the_code_builds_it():
 
 
 def test_the_interval_is_defined_by_its_coverage_and_rollout_and_the_lens_by_their_limits():
-    assert "covers the true mean at least 92" in TERMS["interval"] and "where the true mean lies" not in TERMS[
-        "interval"]
+    assert "at least 95 times in 100" in TERMS["interval"] and "where the true mean lies" not in TERMS["interval"]
     assert "show nothing either way" in TERMS["interval"]  # overlap is not equality
     assert "heuristic" in TERMS["rollout"] and "0.5 A + 0.5 I" in TERMS["rollout"] and "Chefer" in TERMS["rollout"]
     assert "trained on the last layer only" in TERMS["logit lens"]
     assert "only to moves by whole patches" in TERMS["translation equivariance"]
+
+
+@functools.cache
+def _verdicts_of_every_shipped_preset() -> list:
+    from core.engine.results.verdict import MEASURES, verdicts
+    from core.lessons.model_cards import label
+    from core.lessons.shipped import SHIPPED, SHIPPED_CONFIGS, load_fresh_shipped
+
+    fresh = load_fresh_shipped()
+    return [(preset, measure, v) for preset in SHIPPED if (result := fresh.get(SHIPPED_CONFIGS[preset])) is not None
+            for measure in MEASURES
+            for v in verdicts(result, {m: label(m) for m in result.config.models}, measure).values()]
+
+
+def test_every_verdict_opens_with_plain_words_and_its_fold_out_uses_only_defined_statistical_words():
+    """Every verdict of every shipped preset, on both measures: its first sentence uses no word of the statistics
+    fold-out; every statistical word the fold-out uses has its glossary entry, in two plain sentences."""
+    import re
+
+    from ui.glossary import STATISTICS_WORDS
+
+    checked = 0
+    for preset, measure, v in _verdicts_of_every_shipped_preset():
+        first = v.text.split(": ")[0] + ": " + v.text.split(": ", 1)[1]
+        for word in STATISTICS_WORDS + ("95 %", "90 %", "p =", "sd", "Wilson", "t interval", "units"):
+            assert not re.search(rf"\b{re.escape(word)}", first, re.IGNORECASE), (preset, measure, v.text, word)
+        checked += 1
+    assert checked > 100
+    used = {w for _, _, v in _verdicts_of_every_shipped_preset() for w in STATISTICS_WORDS
+            if re.search(rf"\b{re.escape(w)}", v.detail, re.IGNORECASE)}
+    assert {"interval", "training draw", "Korn–Graubard"} <= used
+    for word in STATISTICS_WORDS:
+        assert word in TERMS, word
+        sentences = [x for x in re.split(r"(?<=[.!?])\s+", TERMS[word].strip()) if x]
+        assert 2 <= len(sentences) <= 3, (word, sentences)
