@@ -83,9 +83,8 @@ def scale_notes(points: list[ScalePoint], learned: Interval | None = None, chanc
             for p in points]
     out = [f"The lesson's ViT, {points[0].interval.units} seeds at each scale of its fixed table, on the notebook's "
            "test and the notebook's own training draw: "
-           + "; ".join(said) + ". That draw is the one where the lesson's ViT does worst: over 10 training draws, "
-           "on the test set, the lesson's own verdict above is higher than this sweep's α = 1, which measures one "
-           "draw's seeds."]
+           + "; ".join(said) + ". The lesson's verdict above counts ten training draws on the test set, this "
+           "sweep one draw's seeds on the notebook's test, so its α = 1 can differ from the lesson's."]
     notebook = next((p for p in points if p.alpha == 1), None)
     small = [p for p in points if p.alpha < 1 and p.interval.lo > chance]
     if notebook is not None and small and notebook.interval.contains(chance):
