@@ -242,8 +242,11 @@ def per_model(result, more: Callable[[str], dict] = lambda m: {}) -> dict:
     v = verdicts(result)
     return {"results": [{"model": r.model, "seed": r.seed, "train_acc": r.train_acc, "test_acc": r.test_acc}
                         for r in result.rows],
-            "summary": {m: {**asdict(s), "test_interval": [v[m].interval.lo, v[m].interval.hi], "band": v[m].band,
-                            **more(m)} for m, s in summary(result).items() if m in v}}
+            # test_mean: the notebook's test (the rows' test_acc); test_set_mean and its interval: the test set, every
+            # class at every test centre once, over the run's units (core.engine.results.verdict)
+            "summary": {m: {**asdict(s), "test_set_mean": v[m].interval.mean,
+                            "test_interval": [v[m].interval.lo, v[m].interval.hi], "band": v[m].band,
+                            "verdict": v[m].text, **more(m)} for m, s in summary(result).items() if m in v}}
 
 
 def cmd_remedies(args: argparse.Namespace) -> dict:

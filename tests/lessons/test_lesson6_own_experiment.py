@@ -95,8 +95,9 @@ def test_the_ink_check_reads_the_ink_count_against_chance_and_the_best_models_ve
 
 def test_notes_say_each_verdict_what_the_split_asks_of_each_model_and_the_ink_count(mirrored_run):
     text = "\n".join(own.notes(mirrored_run))
-    assert text.startswith("Chance is 50 % (2 classes). Your test set: 100 images, 50 of your 72 test centres (fewer "
-                           "images than centres × classes), the classes balanced. ViT (lesson):")
+    assert text.startswith("Chance is 50 % (2 classes). The verdicts' test set is every class at each of your 72 test "
+                           "centres once; the run's own test draw, 100 images, holds 50 of your 72 test centres (fewer "
+                           "images than centres × classes), the classes balanced. The ViT (lesson) was right on")
     assert "cannot hold every class" not in text  # 200 training images over 72 centres × 2 classes
     assert "ViT (lesson) samples every 4 pixels" in text and "CNN samples every 2 pixels" in text
     assert "The total ink of an image alone" in text
