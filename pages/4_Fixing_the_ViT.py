@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.engine.results.verdict import Verdict, verdicts
+from core.engine.results.verdict import MEASURE_NAMES, Verdict, verdicts
 from core.engine.setting.run_config import with_value
 from core.lessons.lesson4_fixing_the_vit import (
     BENCH,
@@ -65,12 +65,12 @@ BACKGROUND = (
     "Lesson 3 asks whether a ViT trained at some positions still recognises shapes at unseen ones. **What "
     f"changes the answer, and why?** Each {term('remedy')} from the literature changes *one* thing of the "
     "lesson's ViT (its data, its positions, its tokens, its attention or its pooling) and is trained on the "
-    f"lesson's split: shapes at centres 5..10, tested at 3..4, 5 {term('seed', 'seeds')} × 3 "
-    f"training draws each, every result with its 95 % {term('interval')} against {term('chance')}. The {term('CNN')} side is tested too: CNNs with "
+    f"lesson's split: shapes at centres 5..10, tested at 3..4, 3 {term('seed', 'seeds')} on each of 10 "
+    f"{term('training draw', 'training draws')}, every result with its 95 % {term('interval')} against {term('chance')}. The {term('CNN')} side is tested too: CNNs with "
     "one part changed. Most of these remedies were measured on ImageNet or CIFAR accuracy, not on positions never "
     "seen in training (the CNN-side cards cite studies that did test untrained positions, on CNNs). That is what "
-    "this bench adds for the ViT. Its verdicts count every unseen centre of the map (64 centres), "
-    "where the test set has 4."
+    f"this bench adds for the ViT. Its verdicts are on the {term('unseen map')} (64 centres), where the "
+    f"{term('test set')} has 4."
 )
 
 
@@ -122,8 +122,8 @@ def compare(picked: tuple[str, ...] | None, v: dict[str, Verdict]) -> None:
         return
     hit, wrong, missed = prediction_against_bench(picked, v)
     vit = v["vit"].interval.mean
-    st.markdown(f"**Your prediction against the bench** (over every unseen centre of the map, against the lesson's "
-                f"ViT at {vit:.0%}, unit by unit; Holm-adjusted over the remedies).\n- ✅ Right: {scored(hit, v)}\n"
+    st.markdown(f"**Your prediction against the bench** (on the unseen map, against the lesson's "
+                f"ViT at {vit:.0%}, training draw by training draw; Holm-adjusted over the remedies).\n- ✅ Right: {scored(hit, v)}\n"
                 f"- ❌ Picked, but not shown better than the lesson's ViT: {scored(wrong, v)}\n- 🤔 Not picked, but "
                 f"shown better: {scored(missed, v)}\n\nBetter than the lesson's ViT is not the same as good: a remedy "
                 "can beat it and stay at or below chance. The ranking below gives each one's band.")
@@ -142,16 +142,16 @@ def show(shown: Shown) -> None:
     st.caption(f"{len(cfg.models)} model(s) × {len(cfg.train.seeds)} seed(s), {cfg.train.epochs} epochs, "
                f"{cfg.data.n_train} training images, " + ("trained at offsets 0-2 within a patch, tested at every other "
                "centre (the phase split)" if cfg.data.phases else "at centres 5..10, tested at 3..4") + f"; {origin}."
-               + (f" Its verdicts are over {len({(u.seed, u.data_seed) for u in result.replicates})} units (seeds over "
-                  f"{len({u.data_seed for u in result.replicates})} training draws, shipped beside it); its maps and answers over its own seeds."
-                  if result.replicates else ""))
-    v = bench_verdicts(result)  # over every unseen centre of the map: many more places than the test set's 4
+               + (f" Its verdicts are over {len({u.data_seed for u in result.replicates})} training draws "
+                  f"({len({(u.seed, u.data_seed) for u in result.replicates})} runs a model, shipped beside it); its "
+                  "maps and answers over its own seeds." if result.replicates else ""))
+    v = bench_verdicts(result)  # on the unseen map: many more places than the test set's 4
     compare(shown.prediction, v)
-    with st.expander("Each model's test accuracy, its accuracy at every unseen centre, and what it answers"):
+    with st.expander("How sure is this? Each model's test set, its unseen map, and what it answers"):
         behaviour_table(result, verdicts(result, {m: model_figures.label(m) for m in cfg.models}))
     sections("bench_view", {
         "ranking": ("Ranking and table", lambda: ranking_table(result, v, {m: CARDS[m].group for m in v},
-                                                   "every unseen centre of the map")),
+                                                   MEASURE_NAMES["unseen map"])),
         "maps": ("Generalization maps", lambda: maps_grid(cfg, result, v)),
         "data-efficiency": ("Data efficiency", lambda: data_efficiency(cfg)),
         "inside": ("Look inside the models", lambda: look_inside(result, "bench_")),

@@ -3,6 +3,7 @@ is, and how often its verdicts decide what the units show: docs/statistics.md's 
 
     python -m scripts.interval_coverage              # both tables, 20,000 draws a row (several minutes)
     python -m scripts.interval_coverage 2000         # fewer draws a row
+    python -m scripts.interval_coverage 2000 0.2     # the power table at another margin (a share of chance)
 
 A truth is a way units come out, with a known mean. Some are single units (a run of one training draw, its seeds);
 others have a **draw effect**: each training draw shifts or decides its seeds' scores, and the interval is over the
@@ -20,6 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from core.engine.results import verdict
 from core.engine.results.verdict import band_of, unit_interval
 
 UNITS = (3, 5, 10, 15)
@@ -135,6 +137,11 @@ def power(draws: int, seed: int = 0) -> list[dict]:
 
 if __name__ == "__main__":
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
+    if len(sys.argv) > 2:  # the power table alone, at another margin
+        verdict.MARGIN_SHARE = float(sys.argv[2])
+        for r in power(n):
+            print(f"| {r['truth']} | {r['units']} | {r['asked']} | {r['share']:.1%} |")
+        sys.exit(0)
     print("| truth | units | coverage | mean width |\n|---|---|---|---|")
     for r in table(n):
         width = "exact" if math.isnan(r["width"]) else f"{r['width'] * 100:.0f} points"

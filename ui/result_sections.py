@@ -206,7 +206,7 @@ def accuracy_and_curves(result: RunResult) -> None:
     chart(model_figures.curves_figure(curves, "loss", "Training loss"), c2)
     evaluated = [c for c in curves if c["test_acc"] is not None]
     if evaluated:
-        chart(model_figures.curves_figure(evaluated, "test_acc", "Test accuracy at unseen positions, per epoch"))
+        chart(model_figures.curves_figure(evaluated, "test_acc", "Notebook's test accuracy, per epoch"))
     else:
         st.caption("No test accuracy per epoch for this run: it is measured only while the live curve is drawn, "
                    "and this run was precomputed or trained with the curve switched off. Re-run it live with the "
@@ -274,11 +274,11 @@ def parameters(name: str, model: ModelConfig, img_size: int, outputs: int = 1) -
     return sum(p.numel() for p in build(name, model, img_size, 0, outputs).parameters())
 
 
-RANKING = "Each model's accuracy at unseen positions, its interval and verdict, its size and its training time"
+RANKING = "Each model's accuracy, its interval and verdict, its size and its training time"
 
 
 def ranking_table(result: RunResult, v: dict[str, Verdict], groups: dict[str, str],
-                  measured: str = "test (unseen)") -> None:
+                  measured: str = MEASURE_NAMES["test"]) -> None:
     """Every model ranked by its accuracy at unseen positions (``measured``: what ``v`` measured): a table (with its
     group, verdict, size and time) and the ranking's bars with their 95 % intervals. The table is a static one,
     every row and column in view (``static_table``): a data grid showed a bench of 16 models in a 10-row box and
@@ -293,7 +293,9 @@ def ranking_table(result: RunResult, v: dict[str, Verdict], groups: dict[str, st
         "seconds per seed": f"{seconds[m]:.1f}"} for m in v]).set_index("model")
     static_table(table, RANKING)
     chart(model_figures.ranking_figure([{"model": m, "mean": x.interval.mean, "lo": x.interval.lo, "hi": x.interval.hi,
-                                         "group": groups[m]} for m, x in v.items()], chance=cfg.data.kind.chance))
+                                         "group": groups[m]} for m, x in v.items()],
+                                       f"{measured[0].upper()}{measured[1:]}: accuracy, best first (bars: 95 % interval)",
+                                       chance=cfg.data.kind.chance))
 
 
 def maps_grid(cfg: GeneralizationConfig, result: RunResult, v: dict[str, Verdict], columns: int = 4) -> None:

@@ -90,7 +90,7 @@ class LiveProgress:
                 and CURVE_LAST <= eta < float("inf")):
             self.drawn, self.last_chart = len(s.curve), elapsed
             with self.live.container():  # the title as text above the chart: it wraps on a phone instead of being cut
-                fig = model_figures.curves_figure(s.curve, "test_acc", "Test accuracy at unseen positions, live")
+                fig = model_figures.curves_figure(s.curve, "test_acc", "Notebook's test accuracy, live")
                 plot(fig, st)
 
     def clear(self) -> None:

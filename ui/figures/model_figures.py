@@ -165,8 +165,8 @@ GROUP_FILLS = {"baseline": "#d1d5db", "data": "#a6cee3", "positions": "#b2df8a",
 
 
 @reused
-def ranking_figure(rows: list[dict], title: str = "Test accuracy at unseen positions, best first (bars: 95 % "
-                                                       "interval)", chance: float = 0.5) -> go.Figure:
+def ranking_figure(rows: list[dict], title: str = "Test set: accuracy, best first (bars: 95 % interval)",
+                   chance: float = 0.5) -> go.Figure:
     """Horizontal bars, one per model, sorted by mean test accuracy, with its 95 % interval as error bars,
     coloured by the model's group (a legend entry each). ``rows``: dicts with model, mean, lo, hi and
     optionally group."""
@@ -292,8 +292,8 @@ def sweep_figure(rows: list[dict], axis_title: str, log_x: bool = False, height:
     # chance as a legend entry, not a label on the line: a label there sat on a model's error bar
     fig.add_trace(go.Scatter(x=[values[0], values[-1]], y=[0.5, 0.5], mode="lines", name="chance (50 %)",
                              line=dict(dash="dot", color="#6b7280"), hoverinfo="skip"))
-    fig.update_layout(title=f"Test accuracy at unseen positions vs {axis_title} (bars: lowest to highest seed)",
-                      height=height, yaxis=dict(range=[0, 1.05], tickformat=".0%", title="test accuracy"),
+    fig.update_layout(title=f"Notebook's test accuracy vs {axis_title} (bars: lowest to highest seed)",
+                      height=height, yaxis=dict(range=[0, 1.05], tickformat=".0%", title="notebook's test accuracy"),
                       xaxis=dict(type="log" if log_x else "linear", title=axis_title, tickmode="array",
                                  tickvals=values, ticktext=[f"{v:g}" for v in values]),
                       margin=dict(l=10, r=10, t=40, b=10))
