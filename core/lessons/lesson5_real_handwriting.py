@@ -172,7 +172,7 @@ def best_remedy(lookup: Lookup) -> Answer:
     unfit = [f"{label(m)} ({fit[m].train_mean:.0%} train)" for m in shown if fit[m].train_mean < FITS]
     below = "cnn" in v and all(paired(v[m].interval, v["cnn"].interval)[2] < 0 for m in shown)
     return Answer(REMEDIES.index(best), (
-        f"At the unseen centres on ten digits: {ranked}. The CNN: {v['cnn'].interval}."
+        f"On the test set of ten digits: {ranked}. The CNN: {v['cnn'].interval}."
         + (" Every remedy is below the CNN (each difference's interval lies below 0)." if below else "")
         + (f" Not judged fairly yet, since they did not fit their own training images: {', '.join(unfit)}."
            if unfit else "")))
@@ -184,11 +184,11 @@ EXERCISES: tuple[PresetExercise, ...] = (  # each answered from its preset's run
     PresetExercise("ten-digits", "Ten digits, tested at centres never seen in training: the lesson's ViT is…",
                    "Pick the preset *ten digits* (the default) and compare the ViT's metric with the CNN's and with "
                    "chance (10 %).", OPTIONS, ten_digits_vit, preset="ten digits"),
-    PresetExercise("zero-vs-one", "Two classes, 0 vs 1, as lesson 3 has two: at the unseen centres the ViT does…",
+    PresetExercise("zero-vs-one", "Two classes, 0 vs 1, as lesson 3 has two: on the unseen map the ViT does…",
                    "Pick the preset *0 vs 1* and compare the ViT's accuracy on the unseen map with lesson "
                    "3's.", DIGIT_OPTIONS,
                    two_digits_vs_shapes, preset="0 vs 1"),
-    PresetExercise("best-remedy", "On ten digits, which change to the ViT does best at the unseen centres?",
+    PresetExercise("best-remedy", "On ten digits, which change to the ViT does best on the test set?",
                    "On *ten digits*, read the ranking.", tuple(label(m) for m in REMEDIES), best_remedy,
                    preset="ten digits"),
 )

@@ -32,7 +32,7 @@ def test_results_wait_for_a_prediction_then_compare_with_it():
     assert wrong.startswith("❌ Picked, but not shown better") and "overlapping" in wrong  # a pick can be wrong
     assert missed.startswith("🤔 Not picked, but shown better:") and "learned positions" in missed
     table = tables(at, RANKING)[0]  # every row and column in view: a static table, not a data grid's box
-    assert len(table) == len(BENCH.models) and {"every unseen centre of the map", "95 % interval", "parameters",
+    assert len(table) == len(BENCH.models) and {"unseen map", "95 % interval", "parameters",
                                  "seconds per seed"} <= set(table)
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
     assert any("baseline every remedy" in n for n in notes) and any("CNNs as good as the best" in n for n in notes)

@@ -28,7 +28,7 @@ def test_opens_on_real_digits_and_shows_nothing_before_a_prediction():
     notes = [md.value for md in at.markdown if md.value.startswith("- ")]
     assert any(n.startswith("- Chance is 10 % (10 classes)") for n in notes)
     assert any("training** centres against the **test** centres" in n for n in notes)
-    assert any("Against the toy, over every unseen centre of the map: lesson 3's ViT" in n for n in notes)
+    assert any("Against the toy, on the unseen map: lesson 3's ViT" in n for n in notes)
 
 
 def test_the_per_seed_results_are_a_static_table_with_a_row_per_model():
