@@ -248,9 +248,9 @@ def differs_from_shipped(live: RunResult, shipped: RunResult, when: str) -> None
     else:
         text += " Every seed's test accuracy equals the shipped run's."
     if shipped.replicates and not live.replicates:
-        units = len({(u.seed, u.data_seed) for u in shipped.replicates})
+        draws = len({u.data_seed for u in shipped.replicates})
         text += (f" Its figures are over its own {len(live.config.train.seeds)} seed(s) and one training draw; the "
-                 f"shipped run's over {units} units (seeds × training draws).")
+                 f"shipped run's over {draws} training draws.")
     st.info(text)
 
 

@@ -270,7 +270,7 @@ def model_notes(result: RunResult) -> list[str]:
         fit = "fit its training positions" if s[m].train_mean >= FITS else "**did not fit its training positions**"
         note = f"{verdict.text} It {fit} ({s[m].train_mean:.1%} train)."
         if m in unseen:
-            note += f" On the unseen map: {unseen[m].text}"
+            note += f" {unseen[m].text}"
         if (said := answers(result, m)) is not None:  # test predictions are kept for the run's own seeds
             note += f" On this run's own {len(result.config.train.seeds)} seed(s) it {said.sentence()}."
         if s[m].train_mean < FITS:

@@ -19,7 +19,8 @@ cases a spread cannot speak for:
   The interval is the exact bound on the share of units that could score otherwise (Clopper–Pearson at 0 of n:
   under 52 % of units with 5, 31 % with 10), which could score anything: ``Interval.unseen`` says it in a sentence.
 - **Fewer than four units**: their spread is too poorly known to trust; the effective number is capped at the
-  number of units (Korn and Graubard's own rule for a design effect under 1).
+  number of units (the cap Korn and Graubard apply at every size, applied here below four units only), and the
+  verdict says that so few decide nothing.
 
 Its coverage, width and power, simulated for truths with known means (bimodal ones and a draw effect among them),
 are in docs/statistics.md (``scripts/interval_coverage.py``).
@@ -31,10 +32,12 @@ differences (mapped onto 0..1). Two runs (``difference``) do not pair: their two
 chance* (``chance``) where it holds chance and its 90 % upper end lies within the margin above chance (a one-sided
 test at 5 % that the model is not better than guessing by more than the margin); otherwise *can't tell yet*. The
 margin is a quarter of chance (12.5 points for two classes, 2.5 for ten): with it, 15 units that spread around chance
-as the lesson's ViT does (sd 14 points) are judged no better than chance in nine experiments of ten (docs/statistics.md). Against the run's best model: *as good as* where
+as the lesson's ViT does (sd 14 points) are judged no better than chance in nine experiments of ten (docs/statistics.md:
+at a fifth of chance, four in five). Against the run's best model: *as good as* where
 the 90 % interval of the paired difference lies within ± the margin (or the same score on every unit); *below the
-best* where its 95 % interval excludes 0, or the model scores lower on more units than a fair coin explains (the
-sign test, Holm-adjusted over the run's models); otherwise *can't tell yet*. The bands: ``below``, ``chance``,
+best* where its interval excludes 0 at 5 % over all the run's models compared with the best (Bonferroni: level
+1 − 0.05 / (m − 1)), or the model scores lower on more units than a fair coin explains (the sign test,
+Holm-adjusted over the run's models); otherwise *can't tell yet*. The bands: ``below``, ``chance``,
 ``unclear``, ``between`` (above chance, below the best), ``above`` (above chance, can't tell yet against the best)
 and ``top`` (the best, or as good as it).
 
@@ -316,10 +319,11 @@ class Verdict:
 
 
 def band_of(interval: Interval, best: Interval, chance: float = CHANCE, is_best: bool = False,
-            lower: bool | None = None) -> str:
+            lower: bool | None = None, others: int = 1) -> str:
     """The interval's band against chance and against the best model's interval (module docstring); ``lower``:
     whether the model is lower than the best unit by unit, decided over a family of comparisons (default: this
-    one comparison's sign test at 5 %)."""
+    one comparison's sign test at 5 %); ``others``: how many models are compared with the best, so that "behind
+    the best" is said at 5 % over all of them (Bonferroni), not at 5 % each."""
     m = margin(chance)
     if interval.hi < chance:
         return "below"
@@ -330,7 +334,7 @@ def band_of(interval: Interval, best: Interval, chance: float = CHANCE, is_best:
     _, lo90, hi90 = paired(interval, best, 0.90)
     if -m <= lo90 and hi90 <= m:
         return "top"
-    _, _, hi = paired(interval, best, 0.95)
+    _, _, hi = paired(interval, best, 1 - 0.05 / max(1, others))
     lower = lower_on_most_units(interval, best) if lower is None else lower
     return "between" if hi < 0 or lower else "above"
 
@@ -364,7 +368,14 @@ def got_right(interval: Interval, where: str) -> str:
 
 def plain_sentence(label: str, interval: Interval, band: str, chance: float, best_label: str, is_best: bool,
                    where: str) -> str:
-    """The sentence a learner reads first: what the model did, then what it means, with no statistics' words."""
+    """The sentence a learner reads first: what the model did, then what it means, with no statistics' words. Where
+    every run scored the same and that is still too few to decide (coverage against power), it says so."""
+    if band in CANT_TELL and interval.how == "few":
+        return (f"The {label} {got_right(interval, where)}; but {interval.units} {interval.unit_name} are too few "
+                f"to decide anything: train at least {MIN_SPREAD_UNITS} seeds for a verdict.")
+    if band in CANT_TELL and interval.how == "all equal":
+        return (f"The {label} {got_right(interval, where)}; but {interval.units} {interval.unit_name} that all agree "
+                "are too few to rule out a failure that shows up only in some: more would tell.")
     return f"The {label} {got_right(interval, where)}: {phrase(band, chance, best_label, is_best)}."
 
 
@@ -390,6 +401,14 @@ def statistics(interval: Interval, band: str, chance: float, best_label: str, lo
     return line
 
 
+def lower_than_best(found: Mapping[str, Interval], best_name: str) -> dict[str, bool]:
+    """Which models are lower than the best unit by unit: one sign test per model against the best, Holm-adjusted
+    over the run's models (the more models, the more a few lower units are expected by chance)."""
+    best = found[best_name]
+    return holm({m: sign_test(iv, best) for m, iv in found.items() if m != best_name
+                 and wins_and_losses(iv, best)[1] > wins_and_losses(iv, best)[0]})
+
+
 def intervals(result: RunResult, measure: str = "test") -> dict[str, Interval]:
     """Each model's interval on ``measure`` over its units (the run's replicates over seeds and training draws
     where it has them, else its own seeds), in the config's model order; models with no score are left out."""
@@ -410,14 +429,11 @@ def verdicts(result: RunResult, labels: dict[str, str] | None = None, measure: s
         return {}
     best_name = max(found, key=lambda m: found[m].mean)
     best, best_label = found[best_name], labels.get(best_name, best_name)
-    # "lower than the best unit by unit": one sign test per model against the best, Holm-adjusted over the run's
-    # models (the more models, the more a few lower units are expected by chance)
-    lower = holm({m: sign_test(iv, best) for m, iv in found.items() if m != best_name
-                  and wins_and_losses(iv, best)[1] > wins_and_losses(iv, best)[0]})
+    lower = lower_than_best(found, best_name)
     where = MEASURE_NAMES[measure]
     out = {}
     for m, iv in found.items():
-        band = band_of(iv, best, chance, is_best=m == best_name, lower=lower.get(m, False))
+        band = band_of(iv, best, chance, is_best=m == best_name, lower=lower.get(m, False), others=len(found) - 1)
         losses = wins_and_losses(iv, best)[1:] if lower.get(m, False) else None
         out[m] = Verdict(m, iv, band, plain_sentence(labels.get(m, m), iv, band, chance, best_label, m == best_name,
                                                      where), best, chance,
