@@ -7,8 +7,8 @@ import pytest
 
 from core.engine.results.verdict import (
     band_of,
-    lower_than_best,
     difference,
+    lower_than_best,
     margin,
     paired,
     sign_test,
