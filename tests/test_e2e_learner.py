@@ -58,6 +58,9 @@ def test_a_learner_answers_on_the_pages_numbers_predicts_runs_reloads_and_finds_
         said = page.get_by_text(f"Your prediction for the setting shown: {pick}")
         expect(said).to_have_count(1, timeout=SLOW)
         page.locator("table.lab-table").first.wait_for(timeout=SLOW)  # the results, shown once predicted
+        # lesson 3's main prediction is decided over the shipped 10 training draws: right or wrong, never "not ruled out"
+        expect(page.get_by_text(re.compile(f"Your prediction: {re.escape(pick)} → ✅ right"))).to_have_count(
+            1, timeout=SLOW)
 
         # the run that showed the result is over when its last element, the browser store, has written it
         page.wait_for_function("() => (localStorage.getItem('vitlab.progress') || '').includes('\"judged\":[[')",

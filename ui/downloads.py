@@ -24,7 +24,8 @@ def run_json(result: RunResult, link: str) -> str:
     """The whole run: the link, each model's summary and verdict, then the config, rows, curves and
     predictions (``RunResult.to_json``). Strict JSON: a NaN would raise here rather than be written."""
     full = {"link": link, "summary": {m: asdict(s) for m, s in summary(result).items()},
-            "verdicts": {m: {"band": x.band, "text": x.text, **asdict(x.interval)} for m, x in verdicts(result).items()},
+            "verdicts": {m: {"measure": "test set", "band": x.band, "text": x.text, "detail": x.detail,
+                             **asdict(x.interval)} for m, x in verdicts(result).items()},
             **result.to_json()}
     return json.dumps(full, indent=1, allow_nan=False)
 

@@ -86,29 +86,31 @@ TERMS: dict[str, str] = {
                        "class's share of the draw, which need not be 50 %.",
     "seed": "The number that fixes a model's random start (its weights and the order it sees the data). Two seeds "
             "of one setting can end far apart.",
-    "run": "One model trained once: one seed on one training draw. A verdict counts runs, and each run's score "
-           "is exact.",
+    "run": "One model trained once: one seed on one training draw (an experiment trains many). Its score is "
+           "counted on every image of the measure, so it is not an estimate: what varies is which run you get.",
     "training draw": "Which images the training set holds, fixed by the data seed. Seeds that share a training draw "
                      "share its images, so the lab counts each draw once, scored by the mean of its seeds.",
-    "unit": "What repeats the experiment independently: a training draw (scored by its seeds' mean), or each seed "
-            "where there is one draw. The statistics in *How sure is this?* count units.",
-    "interval": "A range of accuracies that the mean over units lies in, at 95 % confidence: in simulations it "
-                "holds the true mean at least 95 times in 100 for every kind of spread tried (docs/statistics.md). "
-                "Two intervals that overlap show nothing either way: the pages compare two models by the interval "
-                "of their difference.",
+    "unit": "What the statistics count as one independent try: a training draw, scored by the mean of its seeds "
+            "(seeds that share a training set are not separate tries), or each seed where there is only one draw. "
+            "*How sure is this?* counts units.",
+    "interval": "The range the model's average accuracy (over many more runs) is likely to fall in, given the "
+                "runs so far: a 95 % interval misses it about 5 times in 100. Two intervals that overlap show "
+                "nothing either way: the pages compare two models by the interval of their difference.",
     "margin": "How close counts as the same: a quarter of chance (12.5 points for two classes, 2.5 for ten). *No "
-              "better than guessing* and *as good as* mean within it, on a 90 % interval.",
-    "Korn–Graubard": "The lab's interval: the exact binomial interval (Clopper–Pearson) at as many coin flips as "
-                     "would spread as little as the units do. Units that agree closely count as many flips and give "
-                     "a narrow interval; units that split count as few and give a wide one.",
-    "Clopper–Pearson": "The exact interval for a share counted in coin flips. Where every unit scores the same, the "
-                       "lab uses it to bound the share of units that could have scored otherwise but did not come up.",
+              "better than guessing* and *close to the best* mean within it, checked on a 90 % interval because "
+              "each asks about one side only.",
+    "Korn–Graubard": "How the lab computes its interval: it treats the units' average like a count of coin flips, "
+                     "and the more closely the units agree, the more flips they are worth. Units that agree closely "
+                     "give a narrow interval; units that disagree give a wide one.",
+    "Clopper–Pearson": "The exact interval for a share counted in coin flips. When every unit scored the same, the lab "
+                       "uses it to say how many further units could still score differently without any having "
+                       "shown up yet (with 10 units: up to 31 %).",
     "sign test": "A count of the units on which one model scores higher than another. If one wins on far more units "
                  "than a fair coin would give, it is higher unit by unit, whatever the size of the gaps.",
     "Holm-adjusted": "A correction for asking the same question of many models at once. Each model's test must pass "
                      "a stricter bar, so that across all of them a false alarm stays as rare as for one.",
-    "Mann–Whitney": "A rank test for two runs whose units do not pair: it asks whether one's units tend to rank above "
-                    "the other's. It needs no bell-shaped spread.",
+    "Mann–Whitney": "A rank test for two separate experiments, whose units do not pair up: it asks whether one's units "
+                    "tend to rank above the other's. It needs no bell-shaped spread.",
     "rollout": "Attention rollout (Abnar & Zuidema 2020): each layer's attention, with the skip connection added "
                "as an identity (0.5 A + 0.5 I, rows renormalised), multiplied through the layers: an estimate of how "
                "much each patch reaches the class token. A heuristic, not a faithful attribution: it ignores the "

@@ -74,7 +74,7 @@ def results_header(cfg: GeneralizationConfig, result: RunResult, prediction: str
     draws = {u.data_seed for u in result.replicates}
     st.caption(f"Setting: {len(cfg.train.seeds)} seed(s) × {len(cfg.models)} model(s), {d.n_train} training images "
                f"{where}, {cfg.train.epochs} epochs; {origin}."
-               + (f" Its verdicts are over {len(draws)} training draws ({len(result.replicates) // len(cfg.models)} "
+               + (f" Its verdicts are over {len(draws)} training draws ({len({(u.seed, u.data_seed) for u in result.replicates})} "
                   "runs a model, shipped beside it); its curves, maps and answers over its own seeds."
                   if len(draws) > 1 else ""))
     for r in result.diverged:
@@ -165,7 +165,7 @@ def per_seed_table(cfg: GeneralizationConfig, result: RunResult) -> None:
                f"{cfg.data.n_test} test images drawn at random (a model that answers one class everywhere scores that "
                "class's share of the draw, not chance)."
                + (f" The metrics and verdicts above are over {len(draws)} training draws "
-                  f"({len({(u.seed, u.data_seed) for u in result.replicates}) // max(1, len(cfg.models))} runs a model)"
+                  f"({len({(u.seed, u.data_seed) for u in result.replicates})} runs a model)"
                   ", this one among them, so their means can differ from this table's." if len(draws) > 1 else ""))
     st.caption("The same accuracies as bars, with the training curves, are in the next section, "
                "*Accuracy and curves*.")

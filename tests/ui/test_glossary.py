@@ -101,7 +101,7 @@ def test_lesson_33s_mlp_is_defined_as_the_code_builds_it():
 
 
 def test_the_interval_is_defined_by_its_coverage_and_rollout_and_the_lens_by_their_limits():
-    assert "at least 95 times in 100" in TERMS["interval"] and "where the true mean lies" not in TERMS["interval"]
+    assert "misses it about 5 times in 100" in TERMS["interval"] and "where the true mean lies" not in TERMS["interval"]
     assert "show nothing either way" in TERMS["interval"]  # overlap is not equality
     assert "heuristic" in TERMS["rollout"] and "0.5 A + 0.5 I" in TERMS["rollout"] and "Chefer" in TERMS["rollout"]
     assert "trained on the last layer only" in TERMS["logit lens"]

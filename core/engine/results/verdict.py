@@ -156,7 +156,7 @@ class Interval:
         return self if level == self.level else unit_interval(dict(self.scores), level)
 
     def __str__(self) -> str:
-        return f"{self.mean:.1%} ({self.level * 100:.0f} % interval {self.lo:.0%}–{self.hi:.0%})"
+        return f"{self.mean:.1%} ({self.level * 100:.0f} % interval {pct(self.lo)}–{pct(self.hi)})"
 
     @property
     def outcomes(self) -> str:
@@ -340,15 +340,20 @@ def band_of(interval: Interval, best: Interval, chance: float = CHANCE, is_best:
 
 
 def phrase(band: str, chance: float, best_label: str, is_best: bool = False) -> str:
-    """What a band says, in plain words."""
-    at, within = f"{chance * 100:.0f} %", points(margin(chance))
+    """What a band says, in plain words, with what guessing scores on these classes."""
+    at, within = f"guessing scores {chance * 100:.0f} %", points(margin(chance))
     return {"below": f"worse than guessing ({at})",
-            "chance": f"no better than guessing ({at}, or within {within} of it)",
-            "unclear": f"not yet clearly better or worse than guessing ({at}): more runs would tell",
-            "between": f"better than guessing, and behind the {best_label}",
-            "above": f"better than guessing; not yet clear whether as good as the {best_label}",
-            "top": ("the best here" if is_best else f"as good as the {best_label} (within {within})"),
+            "chance": f"no better than guessing ({at}; within {within} of it)",
+            "unclear": f"not yet clearly better than guessing ({at}): the runs spread too widely to tell, more would",
+            "between": f"better than guessing ({at}), and behind the {best_label}",
+            "above": f"better than guessing ({at}); not yet clear whether as good as the {best_label}",
+            "top": ("the best here" if is_best else f"close to the {best_label} (within {within})"),
             }[band]
+
+
+def pct(x: float) -> str:
+    """A share as a percentage, with a decimal where a whole number would hide it: 99.9 %, not 100 %."""
+    return f"{x:.1%}" if 0 < x < 0.005 or 0.995 <= x < 1 else f"{x:.0%}"
 
 
 def got_right(interval: Interval, where: str) -> str:
@@ -361,9 +366,9 @@ def got_right(interval: Interval, where: str) -> str:
     if min(values) == max(values) == 0:
         return f"was wrong on every image of the {where}, in {runs}"
     if n == 1 or max(values) - min(values) < 0.005:
-        return f"was right on {values[0]:.0%} of the {where}'s images, in {runs}"
-    return (f"was right on {interval.mean:.0%} of the {where}'s images on average ({min(values):.0%} to "
-            f"{max(values):.0%} over {n} runs)")
+        return f"was right on {pct(values[0])} of the {where}'s images, in {runs}"
+    return (f"was right on {pct(interval.mean)} of the {where}'s images on average ({pct(min(values))} to "
+            f"{pct(max(values))} over {n} runs)")
 
 
 def plain_sentence(label: str, interval: Interval, band: str, chance: float, best_label: str, is_best: bool,
@@ -371,15 +376,16 @@ def plain_sentence(label: str, interval: Interval, band: str, chance: float, bes
     """The sentence a learner reads first: what the model did, then what it means, with no statistics' words. Where
     every run scored the same and that is still too few to decide (coverage against power), it says so."""
     if band in CANT_TELL and interval.how == "few":
-        return (f"The {label} {got_right(interval, where)}; but {interval.units} {interval.unit_name} are too few "
-                f"to decide anything: train at least {MIN_SPREAD_UNITS} seeds for a verdict.")
+        return (f"The {label} {got_right(interval, where)}; but so few runs decide nothing: train at least "
+                f"{MIN_SPREAD_UNITS} seeds for a verdict.")
     if band in CANT_TELL and interval.how == "all equal":
-        return (f"The {label} {got_right(interval, where)}; but {interval.units} {interval.unit_name} that all agree "
-                "are too few to rule out a failure that shows up only in some: more would tell.")
+        return (f"The {label} {got_right(interval, where)}; they all agree, but they are too few to rule out a "
+                "failure that shows up only now and then, so this is not yet a verdict: more would tell.")
     return f"The {label} {got_right(interval, where)}: {phrase(band, chance, best_label, is_best)}."
 
 
-def statistics(interval: Interval, band: str, chance: float, best_label: str, lower: tuple[int, int] | None) -> str:
+def statistics(interval: Interval, band: str, chance: float, best_label: str, lower: tuple[int, int] | None,
+               is_best: bool = False) -> str:
     """The fold-out's lines: each run's score, the interval and what it counts, how it was found, the band's test."""
     m = points(margin(chance))
     rule = {"below": f"its interval lies under chance ({chance:.0%})",
@@ -390,14 +396,18 @@ def statistics(interval: Interval, band: str, chance: float, best_label: str, lo
                        "(unit by unit) lies below 0",
             "above": f"its interval lies above chance; the interval of its difference from the {best_label} holds 0 "
                      f"and reaches beyond ±{m}",
-            "top": f"the best here, or its difference from the {best_label} lies within ±{m} (90 % "
-                   "interval), or the same score on every run"}[band]
+            "top": "the highest mean here" if is_best else
+                   f"its interval lies above chance, and its difference from the {best_label} lies within ±{m} "
+                   "(90 % interval) or is 0 on every run"}[band]
+    if band in CANT_TELL and interval.how == "all equal":
+        rule += ("; every unit scored the same, which does not mean it might be guessing: only that so few cannot "
+                 "promise every further one would")
     line = (f"{interval.outcomes}. Mean {interval}, over {interval.units} {interval.unit_name}. Band: {rule}. "
             f"{interval.method}")
     if lower:
         losses, shared = lower
         line += (f" Against the {best_label}: lower on {losses} of {shared} {interval.unit_name} (sign test, "
-                 "Holm-adjusted over this run's models).")
+                 "Holm-adjusted over this experiment's models).")
     return line
 
 
@@ -435,7 +445,10 @@ def verdicts(result: RunResult, labels: dict[str, str] | None = None, measure: s
     for m, iv in found.items():
         band = band_of(iv, best, chance, is_best=m == best_name, lower=lower.get(m, False), others=len(found) - 1)
         losses = wins_and_losses(iv, best)[1:] if lower.get(m, False) else None
-        out[m] = Verdict(m, iv, band, plain_sentence(labels.get(m, m), iv, band, chance, best_label, m == best_name,
-                                                     where), best, chance,
-                         statistics(iv, band, chance, best_label, losses))
+        text = plain_sentence(labels.get(m, m), iv, band, chance, best_label, m == best_name, where)
+        if band == "top" and losses:  # close to the best, and lower on more units than chance explains
+            text = text[:-1] + (", though lower than it every time." if losses[0] == losses[1] else
+                                ", though lower than it most of the time.")
+        out[m] = Verdict(m, iv, band, text, best, chance,
+                         statistics(iv, band, chance, best_label, losses, m == best_name))
     return out
