@@ -94,7 +94,8 @@ TERMS: dict[str, str] = {
             "(seeds that share a training set are not separate tries), or each seed where there is only one draw. "
             "*How sure is this?* counts units.",
     "interval": "The range the model's average accuracy (over many more runs) is likely to fall in, given the "
-                "runs so far: a 95 % interval misses it about 5 times in 100. Two intervals that overlap show "
+                "runs so far: a 95 % interval misses it about 5 times in 100 (more often while a rare failure has not shown "
+                "up yet). Two intervals that overlap show "
                 "nothing either way: the pages compare two models by the interval of their difference.",
     "margin": "How close counts as the same: a quarter of chance (12.5 points for two classes, 2.5 for ten). *No "
               "better than guessing* and *close to the best* mean within it, checked on a 90 % interval because "

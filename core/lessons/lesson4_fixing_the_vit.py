@@ -23,6 +23,7 @@ from core.engine.results.verdict import (
     holm,
     margin,
     paired,
+    pct,
     points,
     sign_test,
     verdicts,
@@ -159,7 +160,7 @@ def flatten_head(v: dict[str, Verdict]) -> tuple[int, str]:
     key = (2 if verdict.band in ("chance", "below") else 3 if verdict.band == "unclear" else
            {0: 0, 1: 0, 2: 1, 3: 3}[how])
     return key, (
-        f"{verdict.text} On the unseen map it is {said} the lesson's CNN ({v['cnn'].interval}). Its head has a weight for every position of the last feature map, so where a "
+        f"{verdict.text} On the unseen map it scored {verdict.interval}: {said} the lesson's CNN ({v['cnn'].interval}). Its head has a weight for every position of the last feature map, so where a "
         "feature fired can reach the answer; Biscione & Bowers found such heads fail at untrained locations. Here "
         "every unseen centre is a training centre moved by whole 4-pixel steps, and the convolutions with their "
         "stride-2 pooling answer such moves alike: read its map before concluding what its head costs.")
@@ -243,7 +244,7 @@ def notes(v: dict[str, Verdict], plotted: list[dict] | None = None) -> list[str]
     if works:
         out.append("Better than guessing on the unseen map (95 % interval above chance): " + "; ".join(
             f"**{names[m]}** {v[m].interval.mean:.0%} ({v[m].interval.lo:.0%}–{v[m].interval.hi:.0%})"
-            for m in sorted(works, key=lambda m: -v[m].interval.mean)) + ". Above chance is not as good as the CNN: "
+            for m in sorted(works, key=lambda m: -v[m].interval.mean)) + ". Better than guessing is not as good as the CNN: "
             "compare each with it in the ranking.")
     if fails:
         out.append(f"**No better than guessing** (within {points(margin(0.5))} of chance, or under it): "
@@ -269,8 +270,8 @@ def _cnn_notes(v: dict[str, Verdict], names: dict[str, str]) -> list[str]:
         out.append("A CNN can lose too: " + ", ".join(f"**{names[m]}** {v[m].interval}" for m in by_band["between"])
                    + ": above chance, and below the best.")
     if by_band["top"]:
-        out.append(f"CNNs as good as the best (within {margin(0.5) * 100:.0f} points, or tied): " + ", ".join(
-            f"{names[m]} {v[m].interval.mean:.0%}" for m in by_band["top"]) + ".")
+        out.append(f"CNNs close to the best (within {points(margin(0.5))}, or tied): " + ", ".join(
+            f"{names[m]} {pct(v[m].interval.mean)}" for m in by_band["top"]) + ".")
     if by_band["above"] + by_band["unclear"]:
         out.append("CNNs we can't place yet: " + ", ".join(f"{names[m]} {v[m].interval}"
                                                          for m in by_band["above"] + by_band["unclear"]) + ".")
