@@ -20,7 +20,7 @@ import threading
 import time
 
 THREAD_NAME = "vitlab-warm-up"
-WARMED = ("torch", "scipy.stats")  # third-party packages that import nothing of the lab's: see above (scipy: the verdicts)
+WARMED = ("torch",)  # third-party packages that import nothing of the lab's: see above
 # Seconds the thread waits before it starts: the first page's last messages and the browser's chart code (Plotly,
 # megabytes, served by this process) go out first, not beside an import that holds the CPU for a second
 START_AFTER_S = 2.0
