@@ -52,6 +52,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from statistics import variance
 
 from scipy import stats
 
@@ -87,6 +88,12 @@ def points(x: float) -> str:
 
 
 def interval_of(values: list[float], level: float = 0.95) -> tuple[float, float, str]:
+    """``_interval_of`` once per distinct units and level: a page asks for the same verdicts on every rerun."""
+    return _interval_of(tuple(values), level)
+
+
+@lru_cache(maxsize=4096)
+def _interval_of(values: tuple[float, ...], level: float) -> tuple[float, float, str]:
     """(lo, hi, how) for the mean of independent units, each a score in [0, 1] (module docstring). ``how``: "spread"
     (Korn–Graubard at the units' effective number), "few" (capped at the number of units) or "all equal" (the
     exact bound on the share of units that could score otherwise)."""
@@ -97,7 +104,7 @@ def interval_of(values: list[float], level: float = 0.95) -> tuple[float, float,
     if max(values) == min(values):
         share = 1 - tail ** (1 / n)  # Clopper–Pearson's upper bound at 0 of n
         return mean * (1 - share), mean + share * (1 - mean), "all equal"
-    var = stats.tvar(values)
+    var = variance(values)  # the sample variance (n - 1)
     effective = mean * (1 - mean) / (var / n) if var > 0 else math.inf
     # Korn–Graubard's allowance for a variance from n units: the effective number shrunk by (z / t_{n-1})²
     effective *= (stats.norm.ppf(1 - tail) / stats.t.ppf(1 - tail, n - 1)) ** 2
