@@ -72,7 +72,8 @@ CARDS: dict[str, Card] = {
         what='A learned table (one trained vector per position) instead of the fixed 1-D sin-cos one.',
         why=('The table starts small (0.02 × random) against the patch tokens and grows only as training asks: '
              'where the label needs the place (lesson 3\'s position task) it learns it; where it does not, it can '
-             'stay small enough that the model answers as one with no positions (lesson 3\'s phase split).'),
+             'stay small enough that the model answers as one with no positions on average (lesson 3\'s phase '
+             'split; single runs differ from it by up to 18 points either way).'),
         source="Dosovitskiy et al. 2021, ICLR (ViT's default).",
         reported='Learned 1-D tables worked as well as 2-D or relative ones on ImageNet.'),
     'vit-sincos2d': Card('ViT, 2-D sin-cos positions', '#117733', group='positions',
