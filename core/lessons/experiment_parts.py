@@ -19,7 +19,6 @@ from core.engine.results.verdict import (
     rank_test,
     sign_test,
     tied,
-    unit_interval,
     wins_and_losses,
 )
 from core.engine.setting.run_config import GeneralizationConfig
@@ -95,7 +94,7 @@ def compared(a: Interval, b: Interval, chance: float = 0.5, same_run: bool = Tru
         if lower_on_most_units(b, a):
             return 0
     else:
-        (_, lo, hi), (_, lo90, hi90) = difference(a, b), difference(*(unit_interval(dict(x.scores), 0.90) for x in (a, b)))
+        (_, lo, hi), (_, lo90, hi90) = difference(a, b), difference(a.at(0.90), b.at(0.90))
     return 0 if lo > 0 else 2 if hi < 0 else 1 if -margin(chance) <= lo90 and hi90 <= margin(chance) else 3
 
 
