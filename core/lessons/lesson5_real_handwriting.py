@@ -219,7 +219,7 @@ def notes(result: RunResult, shapes: RunResult | None = None) -> list[str]:
     best = max(v, key=lambda m: v[m].interval.mean)
     by_band = {band: [m for m in REMEDIES if m in v and v[m].band == band and m not in unfit] for band in BANDS}
     if by_band["top"]:
-        out.append(f"Remedies as good as the best ({labels[best]}, within {margin(cfg.data.kind.chance) * 100:.0f} points): "
+        out.append(f"Remedies close to the best ({labels[best]}, within {points(margin(cfg.data.kind.chance))}): "
                    + ", ".join(f"**{labels[m]}** {v[m].interval.mean:.0%}" for m in by_band["top"]) + ".")
     if by_band["between"]:
         out.append(f"Remedies above chance but below the best ({labels[best]} {v[best].interval.mean:.0%}): "

@@ -38,6 +38,7 @@ from core.engine.results.verdict import (
     margin,
     paired,
     phrase,
+    points,
     unit_interval,
 )
 from core.inspect.equivariance import ShiftResponse
@@ -216,7 +217,7 @@ def split_notes(rows: list[SplitRow], notebook: DataConfig, phase: DataConfig, c
         d, lo, hi = difference(r.part, r.whole)  # two runs: their seeds are not the same units
         m = margin(chance)
         change = ("lower at new offsets" if hi < 0 else "higher at new offsets" if lo > 0 else
-                  f"within {m * 100:.0f} points either way" if -m <= lo and hi <= m else "can't tell yet which is higher")
+                  f"within {points(m)} either way" if -m <= lo and hi <= m else "can't tell yet which is higher")
         note = (f"**{label(r.model)}**: whole-patch moves {r.whole}; new offsets {r.part}: {d * 100:+.0f} points "
                 f"(95 % interval {lo * 100:+.0f} to {hi * 100:+.0f}), {change}.")
         if r.part.hi < chance:
@@ -297,7 +298,7 @@ def stride_notes(runs: list[list[StrideRow]], chance: float = 0.5) -> list[str]:
             d, lo, hi = paired(pair[blurred].accuracy, pair[plain].accuracy)
             m = margin(chance)
             change = ("higher" if lo > 0 else "lower" if hi < 0 else
-                      f"within {m * 100:.0f} points either way" if -m <= lo and hi <= m else
+                      f"within {points(m)} either way" if -m <= lo and hi <= m else
                       "can't tell yet which is higher")
             out.append(f"The blur alone, {label(blurred)} against {label(plain)} with {held_out_words(pair[plain].held_out)} "
                        f"held out: {d * 100:+.0f} points (95 % interval {lo * 100:+.0f} to {hi * 100:+.0f}), {change}.")
