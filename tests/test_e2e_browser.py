@@ -456,7 +456,7 @@ def test_generalization_live_rerun_shows_progress_then_results(browser):
         # the Re-run judged it
         expect(page.get_by_text("Your prediction: clearly above chance, clearly below 100 % →")).to_have_count(1, timeout=SLOW)
         expect(page.get_by_role("button", name="Cancel")).to_have_count(0, timeout=SLOW)  # gone with the run it cancelled
-        page.locator("table.lab-table").first.wait_for(timeout=SLOW)  # the results' first section
+        page.locator("table.lab-table:visible").first.wait_for(timeout=SLOW)  # the results' first section
         settled(page)
         open_tab(page, page.get_by_role("tab", name="Accuracy and curves"))
         wait_for_charts(page, 2, timeout=300)  # and their charts, one click away
@@ -510,7 +510,7 @@ def test_clicking_a_cell_of_the_map_probes_the_model_there(browser):
         page.context.close()
         page, errors = open_page(browser, link)  # the link, opened by somebody else
         page.get_by_role("button", name="Show the result without predicting").click(timeout=SLOW)
-        page.locator("table.lab-table").first.wait_for(timeout=SLOW)
+        page.locator("table.lab-table:visible").first.wait_for(timeout=SLOW)
         settled(page)
         open_tab(page, page.get_by_role("tab", name="Look inside the models"))
         page.get_by_text("plus at (12, 12)").first.wait_for(timeout=SLOW)

@@ -57,7 +57,7 @@ def test_a_learner_answers_on_the_pages_numbers_predicts_runs_reloads_and_finds_
         page.get_by_role("button", name="Check it against the result").click(timeout=SLOW)
         said = page.get_by_text(f"Your prediction for the setting shown: {pick}")
         expect(said).to_have_count(1, timeout=SLOW)
-        page.locator("table.lab-table").first.wait_for(timeout=SLOW)  # the results, shown once predicted
+        page.locator("table.lab-table:visible").first.wait_for(timeout=SLOW)  # the results, shown once predicted
         # lesson 3's main prediction is decided over the shipped 10 training draws: right or wrong, never "not ruled out"
         expect(page.get_by_text(re.compile(f"Your prediction: {re.escape(pick)} → ✅ right"))).to_have_count(
             1, timeout=SLOW)
@@ -67,7 +67,7 @@ def test_a_learner_answers_on_the_pages_numbers_predicts_runs_reloads_and_finds_
                                timeout=SLOW)
         page.reload()  # a new session: the server's memory of this learner is gone, the browser's is not
         expect(said).to_have_count(1, timeout=SLOW)
-        page.locator("table.lab-table").first.wait_for(timeout=SLOW)
+        page.locator("table.lab-table:visible").first.wait_for(timeout=SLOW)
         expect(page.locator("[data-testid=stRadio]").get_by_label(pick, exact=True)).to_be_checked(timeout=SLOW)
         page.goto(f"{url}/Patchify")
         expect(page.get_by_text(f"Exercises: {int(right)} of 3 answered right")).to_have_count(1, timeout=SLOW)

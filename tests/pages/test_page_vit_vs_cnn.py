@@ -170,7 +170,7 @@ def test_first_view_is_the_shipped_lesson_result_without_training():
     # over 10 training draws the shipped ViT is above chance and below the CNN: the prediction is refuted
     assert any(md.value.startswith("**Your prediction:** ≈50 % (chance) or worse → ❌") for md in at.markdown)
     plain = next(md.value for md in at.markdown if md.value.startswith("The ViT (lesson) was right on"))
-    assert "better than guessing, and behind the CNN" in plain and plain.endswith("in all 30 runs: the best here.")
+    assert "better than guessing (guessing scores 50 %), and behind the CNN" in plain and plain.endswith("in all 30 runs: the best here.")
     said = tables(at, "Each model: its test set, its unseen map, and what it answers")[0]
     assert "seeds 0, 1: circle for every test image" in said.loc[
         "ViT (lesson)", "what it answers on the notebook's test images"]
