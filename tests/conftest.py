@@ -18,6 +18,31 @@ import uuid  # noqa: E402
 import pytest  # noqa: E402
 
 
+# The fast tier, ``python -m pytest -m fast``: the pure unit tests, in these folders and files, with no server, browser,
+# subprocess or training beyond a tiny preset (tests/test_architecture.py checks their imports); every other test is
+# the full tier. A test marked slow, e2e, cloud or bench is never fast.
+FAST = ("tests/nn/", "tests/data/", "tests/models/", "tests/inspect/", "tests/engine/results/", "tests/lessons/",
+        "tests/engine/setting/test_fingerprint.py", "tests/engine/setting/test_planning.py",
+        "tests/engine/setting/test_run_config.py", "tests/engine/storage/test_run_signature.py",
+        "tests/engine/storage/test_stored_run.py", "tests/ui/figures/test_figures.py", "tests/ui/figures/test_margins.py",
+        "tests/ui/figures/test_theme.py", "tests/ui/test_glossary.py", "tests/test_architecture.py")
+HEAVY = ("slow", "e2e", "cloud", "bench")
+# In those folders, but no unit test: threads racing, worker processes, every shipped run read or judged whole, the
+# command line end to end (each over a second: python -m pytest -m fast --durations=40, docs/tests.md)
+NOT_FAST = ("tests/lessons/test_claims.py", "test_claim_checks.py::test_the_claims_document_has_checks",
+            "test_seeded.py::test_concurrent_seeded_calls", "test_shipped.py::test_the_shipped_results_are_read_one_at",
+            "test_shipped.py::test_every_preset_through_the_form", "test_lesson4_fixing_the_vit.py::test_cli_prints",
+            "test_glossary.py::test_every_verdict_opens", "test_trained_model.py::test_weights_come_back_from_worker")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = os.path.relpath(str(item.fspath), ROOT).replace(os.sep, "/")
+        if (path.startswith(FAST) and not any(item.get_closest_marker(m) for m in HEAVY)
+                and not any(x in item.nodeid for x in NOT_FAST)):
+            item.add_marker(pytest.mark.fast)
+
+
 @pytest.fixture(scope="module")
 def browser():
     """Debian's headless Chromium, driven by Playwright, for a module of browser tests (skipped without it,

@@ -239,3 +239,17 @@ def test_architecture_md_names_every_module_and_only_paths_that_exist():
     paths = set(re.findall(r"`((?:core|ui|pages|tests|scripts|benchmarks|support)/[\w/.*-]+\.(?:py|json|md))`", text))
     missing = [p for p in paths if "*" not in p and "N" not in Path(p).stem and not (ROOT / p).exists()]
     assert not missing, missing
+
+
+def test_the_fast_tier_starts_no_server_browser_or_subprocess():
+    """Every module of the fast tier (tests/conftest.py FAST) imports nothing that starts a server, a browser or a
+    process: ``python -m pytest -m fast`` stays a unit suite as tests are added to its folders."""
+    from tests.conftest import FAST
+
+    heavy = ("subprocess", "playwright", "redis", "AppTest", "streamlit_server", "Popen", "multiprocessing")
+    files = [f for prefix in FAST for f in ([ROOT / prefix] if prefix.endswith(".py") else
+                                           sorted((ROOT / prefix).rglob("test_*.py")))]
+    assert len(files) > 40
+    found = {f.relative_to(ROOT).as_posix(): [w for w in heavy if w in f.read_text()] for f in files
+             if f.name != "test_architecture.py"}
+    assert not {f: w for f, w in found.items() if w}, "move these out of tests/conftest.py FAST"
