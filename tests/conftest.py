@@ -17,7 +17,6 @@ import uuid  # noqa: E402
 
 import pytest  # noqa: E402
 
-
 # The fast tier, ``python -m pytest -m fast``: the pure unit tests, in these folders and files, with no server, browser,
 # subprocess or training beyond a tiny preset (tests/test_architecture.py checks their imports); every other test is
 # the full tier. A test marked slow, e2e, cloud or bench is never fast.
