@@ -62,13 +62,13 @@ from core.engine.results.run_result import RunResult, summary
 from core.engine.results.units import run_units, scores
 
 CHANCE = 0.5  # two balanced classes; a run's own is its dataset's (``Dataset.chance``)
-MARGIN_SHARE = 0.25  # the equivalence margin, as a share of chance: "no better than chance" and "as good as" within it
+MARGIN_SHARE = 0.25  # the equivalence margin, a share of chance: "no better than chance" and "close to the best" within it
 MIN_SPREAD_UNITS = 4  # fewer units than this: their spread is not trusted (the effective number is capped)
 BANDS = ("below", "chance", "unclear", "between", "above", "top")
 ABOVE_CHANCE = ("between", "above", "top")  # the bands whose interval excludes chance from above
 CANT_TELL = ("unclear", "above")  # the bands that say "can't tell yet"
 
-# A verdict's measure -> (the units' measure, its one name on every page, what it holds)
+# A verdict's measure -> the units' measure; its one name on every page; what it holds
 MEASURES = {"test": "test", "unseen map": "unseen"}
 MEASURE_NAMES = {"test": "test set", "unseen map": "unseen map"}
 MEASURE_HOLDS = {"test": "every class at every test centre of the split, once each",
