@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -27,10 +28,27 @@ def _pages() -> dict[str, tuple[str, int]]:
 PAGES = _pages()
 
 
+# Under pytest-xdist (``-n 2``) each worker process draws its ports from a range of its own, below the kernel's
+# ephemeral ports (32768 and up): a port one worker found free cannot be taken by the other before its server binds it
+XDIST_PORTS = 1000
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A local port nothing listens on now. One process alone: the kernel's pick; an xdist worker ``gwN``: one of
+    ``20000 + N·1000`` and the next 999."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    candidates = [0]
+    if worker.startswith("gw") and worker[2:].isdigit():
+        low = 20_000 + XDIST_PORTS * int(worker[2:])
+        candidates = random.SystemRandom().sample(range(low, low + XDIST_PORTS), XDIST_PORTS)
+    for port in candidates:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise RuntimeError(f"no free port among {len(candidates)} for xdist worker {worker}")
 
 
 @contextmanager

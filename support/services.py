@@ -52,8 +52,9 @@ def redis_server(directory: Path, password: str | None = None, maxmemory: str = 
         client = redis.Redis.from_url(url)
         deadline = time.monotonic() + 20
         while True:
-            try:
-                client.ping()
+            try:  # this process's Redis: another one on the port (it could not bind) would answer the ping too
+                if int(client.info("server")["process_id"]) != proc.pid:
+                    raise RuntimeError(f"another Redis answers on port {port}")
                 break
             except redis.exceptions.ConnectionError:
                 if proc.poll() is not None or time.monotonic() > deadline:

@@ -54,8 +54,11 @@ def browser():
         b.close()
 
 
-# Every process a test starts inherits this: at the end, any still running is a service a test left behind
+# Every process a test starts inherits this: at the end, any still running is a service a test left behind. Under
+# pytest-xdist each worker process is a session of its own (the other worker's services are not yet done at its end).
 SESSION = os.environ.setdefault("VITLAB_TEST_SESSION", uuid.uuid4().hex)
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    SESSION = os.environ["VITLAB_TEST_SESSION"] = f"{SESSION}-{os.environ['PYTEST_XDIST_WORKER']}"
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -25,7 +25,7 @@ def test_patchify_json():
 
 def test_patchify_bad_patch_size_is_one_line_no_traceback():
     p = run_cli("patchify", "--image-size", "16", "--patch-size", "5")
-    assert p.returncode != 0
+    assert p.returncode == 2
     assert "Traceback" not in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1 and "does not divide" in p.stderr
 
@@ -112,14 +112,24 @@ BAD = [
 ]
 
 
-def test_every_bad_argument_is_one_line_exit_2_without_traceback():
-    from concurrent.futures import ThreadPoolExecutor
+def in_process(capsys, *args) -> tuple[int, str, str]:
+    """``main(args)`` in this process (a process each costs a torch import): (exit code, stdout, stderr). The process
+    boundary itself (the exit code and stderr of ``python -m core``): test_patchify_bad_patch_size_is_one_line_..."""
+    from core.cli import main
 
-    with ThreadPoolExecutor(4) as ex:
-        done = list(ex.map(lambda a: run_cli(*a), BAD))
-    for args, p in zip(BAD, done, strict=True):
-        assert p.returncode == 2, (args, p.stdout, p.stderr)
-        assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1, (args, p.stderr)
+    try:
+        code = main(list(args))
+    except SystemExit as stop:
+        code = stop.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize("args", BAD, ids=" ".join)
+def test_every_bad_argument_is_one_line_exit_2_without_traceback(args, capsys):
+    code, _, err = in_process(capsys, *args)
+    assert code == 2, (args, err)
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, (args, err)
 
 
 def test_divergence_is_reported_and_json_is_strict():
@@ -233,12 +243,12 @@ def test_the_position_table_scale_is_a_flag_validated_like_the_form():
 
 @pytest.mark.parametrize("words", [("generalization", "--frobnicate", "3"), ("generalization", "--epochs", "abc"),
                                    ("remedies", "--models", "nope"), ("frob",), ("digits", "--preset", "x")])
-def test_every_command_line_error_is_one_line_naming_the_value(words):
-    p = run_cli(*words)
-    assert p.returncode == 2 and p.stdout == "" and len(p.stderr.strip().splitlines()) == 1, p.stderr
-    assert p.stderr.startswith("error: ") and "usage:" not in p.stderr and words[-1] in p.stderr
+def test_every_command_line_error_is_one_line_naming_the_value(words, capsys):
+    code, out, err = in_process(capsys, *words)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("error: ") and "usage:" not in err and words[-1] in err
     if words[0] == "generalization" and words[1] == "--frobnicate":
-        assert p.stderr.startswith("error: generalization: unknown option --frobnicate 3 (python -m core "
+        assert err.startswith("error: generalization: unknown option --frobnicate 3 (python -m core "
                                    "generalization --help lists the options)")
 
 

@@ -36,7 +36,10 @@ def test_a_learner_answers_on_the_pages_numbers_predicts_runs_reloads_and_finds_
         panel = _exercises(page)
         # exercise 3 set up by its own button: the answer quotes the difference the page shows, not another setting's
         panel.get_by_role("button", name="Show me on this page").nth(2).click()
-        settled(page)  # Show me re-runs the whole page: a click before it ends can land on what it replaces
+        # Show me re-runs the whole page: a click before its run has drawn the float32 setting can land on what it
+        # replaces, or start the exercise's own run before the page's (the metric then stays the old setting's)
+        page.locator("[data-testid=stMarkdown]", has_text=re.compile(r" of float32: ")).first.wait_for(timeout=SLOW)
+        settled(page)
         metric = page.locator("[data-testid=stMetric]", has_text="max |linear − conv|")
         panel.get_by_text("About 8 or more", exact=True).click()
         check = panel.get_by_role("button", name="Check my answer").nth(2)

@@ -102,7 +102,10 @@ def test_the_command_line_trains_the_learners_setting_and_prints_the_same_number
                                                            "--phases"),
     (["--task", "where"], "--task and --dataset both choose what is drawn: give one"),
 ])
-def test_a_bad_file_link_or_flag_is_one_sentence_and_nothing_trains(files, tmp_path, capsys, words, said):
+def test_a_bad_file_link_or_flag_is_one_sentence_and_nothing_trains(files, tmp_path, monkeypatch, capsys, words,
+                                                                     said):
+    monkeypatch.chdir(tmp_path)  # named by a short relative path: the error line shortens a long value with "…"
+    tmp_path = type(tmp_path)(".")
     (tmp_path / "bad.txt").write_text("[a]\n#x\n")
     (tmp_path / "same.txt").write_text("[a]\n#\n[b]\n#\n")
     (tmp_path / "notest.txt").write_text("TT..\n")
