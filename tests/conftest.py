@@ -35,11 +35,20 @@ NOT_FAST = ("tests/lessons/test_claims.py", "test_claim_checks.py::test_the_clai
 
 
 def pytest_collection_modifyitems(config, items):
+    """Mark the fast tier; ``config.vitlab_tiers``: each collected test's tier, "fast" or "full", read by
+    tests/test_architecture.py's budget test (tests/fast_durations.json)."""
+    config.vitlab_tiers = {}
     for item in items:
         path = os.path.relpath(str(item.fspath), ROOT).replace(os.sep, "/")
         if (path.startswith(FAST) and not any(item.get_closest_marker(m) for m in HEAVY)
                 and not any(x in item.nodeid for x in NOT_FAST)):
             item.add_marker(pytest.mark.fast)
+        config.vitlab_tiers[item.nodeid] = "fast" if item.get_closest_marker("fast") else "full"
+    # The longest first, each module's tests still together: under ``-n 2`` the two workers end near the same time
+    # rather than one finishing a minute-long browser walk alone (the browser and cloud tests, then the rest of the
+    # full tier, then the fast tier)
+    items.sort(key=lambda i: 0 if i.get_closest_marker("e2e") or i.get_closest_marker("cloud") else
+               2 if i.get_closest_marker("fast") else 1)
 
 
 @pytest.fixture(scope="module")

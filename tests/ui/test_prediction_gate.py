@@ -51,6 +51,18 @@ from tests.apptest_helpers import all_charts, page, tables  # noqa: E402
 GATES = ("Check it against the result", "Show the result without predicting")  # the gate's own: they reveal
 
 
+# The buttons that train what the form holds: pressed on the form's smallest setting (one seed, the fewest epochs and
+# training images), which reveals no more than a larger one would and trains in seconds, not a minute
+TRAINS = ("Run", "Re-run this setting live")
+SMALLEST = ("seeds", "epochs", "n_train")
+
+
+def _smallest_setting(at) -> None:
+    for control in [*at.number_input, *at.slider]:
+        if (control.key or "").endswith(SMALLEST) and control.value != int(control.min):
+            control.set_value(int(control.min))
+
+
 def _shows_a_result(at) -> list[str]:
     """What on the page would answer the prediction: a metric, a results table, a chart beyond the split's
     picture, or an exercise's checked explanation quoting the run."""
@@ -75,6 +87,8 @@ def test_no_button_shows_a_result_before_the_prediction(path):
             break
         button = todo[0]
         pressed.add(button.key)
+        if button.label in TRAINS:
+            _smallest_setting(at)  # inside the form: taken by its Run
         if button.key and button.key.startswith("check_"):  # an exercise: answer it first, then check
             at.radio(key=button.key.replace("check_", "answer_", 1)).set_value(
                 at.radio(key=button.key.replace("check_", "answer_", 1)).options[0]).run()
