@@ -45,10 +45,10 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.fast)
         config.vitlab_tiers[item.nodeid] = "fast" if item.get_closest_marker("fast") else "full"
     # The longest first, each module's tests still together: under ``-n 2`` the two workers end near the same time
-    # rather than one finishing a minute-long browser walk alone (the browser and cloud tests, then the rest of the
+    # rather than one finishing a minute-long browser walk alone (the tests with a browser, then the rest of the
     # full tier, then the fast tier)
-    items.sort(key=lambda i: 0 if i.get_closest_marker("e2e") or i.get_closest_marker("cloud") else
-               2 if i.get_closest_marker("fast") else 1)
+    items.sort(key=lambda i: 0 if "browser" in getattr(i, "fixturenames", ()) or i.get_closest_marker("e2e")
+               or i.get_closest_marker("cloud") else 2 if i.get_closest_marker("fast") else 1)
 
 
 @pytest.fixture(scope="module")

@@ -258,22 +258,23 @@ def test_the_fast_tier_starts_no_server_browser_or_subprocess():
 # The fast tier's budget (tests/fast_durations.json, written by python -m scripts.test_durations): 90 s in all on the
 # 2-core development machine, and no test over SLOWEST_FAST s, which belongs in the full tier (tests/conftest.py NOT_FAST)
 FAST_BUDGET_SECONDS = 90
-SLOWEST_FAST = 2.0
+SLOWEST_FAST = 3.0
 
 
 def test_the_fast_tier_keeps_to_its_measured_budget_and_every_fast_test_is_measured(request):
     import json
 
-    from scripts.test_durations import BUDGET_FILE
+    from scripts.test_durations import BUDGET_FILE, BUDGET_TEST
 
     budget = json.loads(BUDGET_FILE.read_text())
     assert budget["command"] == "python -m pytest -m fast"
-    assert sum(budget["tests"].values()) <= FAST_BUDGET_SECONDS, "move the slowest fast tests to tests/conftest.py NOT_FAST"
+    assert budget["wall_seconds"] <= FAST_BUDGET_SECONDS, "move the slowest fast tests to tests/conftest.py NOT_FAST"
+    assert sum(budget["tests"].values()) <= budget["wall_seconds"]
     slow = {t: s for t, s in budget["tests"].items() if s > SLOWEST_FAST}
     assert not slow, f"over {SLOWEST_FAST} s: add them to tests/conftest.py NOT_FAST: {slow}"
     tiers = request.config.vitlab_tiers  # every test collected in this run, each in one tier
     fast = {t for t, tier in tiers.items() if tier == "fast"}
-    unmeasured = sorted(fast - set(budget["tests"]))
+    unmeasured = sorted(fast - set(budget["tests"]) - {BUDGET_TEST})
     assert not unmeasured, f"not yet measured (python -m scripts.test_durations): {unmeasured[:10]}"
     from tests.conftest import HEAVY
 

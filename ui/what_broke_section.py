@@ -15,7 +15,7 @@ from core.inspect.census import census
 from core.inspect.equivariance import shift_consistency, shift_responses
 from core.inspect.position_scale import bias_rms, scales
 from core.inspect.trained_model import run_data, shared_model, untrained_model
-from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SEEDS, PRESETS
+from core.lessons.lesson3_vit_vs_cnn import POS_SCALE_SEEDS, PRESETS, pos_scale_base
 from core.lessons.lesson4_fixing_the_vit import BENCH
 from core.lessons.what_broke import (
     alike_notes,
@@ -122,7 +122,7 @@ def what_broke(result: RunResult, lookup) -> None:
                 chart(model_figures.tradeoff_figure([p.alpha for p in both], [p.interval for p in both],
                                                     [by[p.alpha].interval for p in both],
                                                     f"Which shape against where: the same ViT at each α, {len(points[0].seeds)} seeds"))
-                bullets(tradeoff_notes(points, where, d.kind.chance))
+                bullets(tradeoff_notes(points, where, d.kind.chance, pos_scale_base("where").train.epochs))
         rows = _scales(cfg, run_id(result), cfg.train.seeds[0], result)
         if rows:
             st.markdown(f"Why the size could matter: the norms of the tokens and of the table's rows (seed "

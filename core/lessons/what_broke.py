@@ -99,9 +99,11 @@ def scale_notes(points: list[ScalePoint], learned: Interval | None = None, chanc
     return out
 
 
-def tradeoff_notes(what: list[ScalePoint], where: list[ScalePoint], chance: float = 0.5) -> list[str]:
+def tradeoff_notes(what: list[ScalePoint], where: list[ScalePoint], chance: float = 0.5,
+                   epochs: int | None = None) -> list[str]:
     """What the two α sweeps show together: at which scales the same ViT is above chance at telling which shape
-    (at unseen centres) and where it is (left or right half), each by its own interval."""
+    (at unseen centres) and where it is (left or right half), each by its own interval. ``epochs``: the sweeps'
+    training budget, which what a small table cannot do is said within."""
     by = {p.alpha: p for p in where}
     pairs = [(p, by[p.alpha]) for p in what if p.alpha in by]
     if not pairs:
@@ -120,9 +122,11 @@ def tradeoff_notes(what: list[ScalePoint], where: list[ScalePoint], chance: floa
            f"{alphas(lambda a, b: above(a) and not above(b))}."]
     small = [b for a, b in pairs if a.alpha < 0.05]
     if small and all(not above(b.interval) for b in small):
-        out.append("With a table this small the ViT is not shown to tell where a shape is: "
+        budget = f" in {epochs} epochs" if epochs else ""
+        out.append(f"With a table this small the ViT is not shown to tell where a shape is{budget}: "
                    + "; ".join(f"α = {b.alpha:g}: {b.interval}" for b in small)
-                   + ". Passing the notebook's test there is what a model with no positions does.")
+                   + ". Passing the notebook's test there is what a model with no positions does. Whether a longer "
+                   "training lets it learn where is a control these sweeps do not run.")
     return out
 
 

@@ -94,6 +94,9 @@ def test_the_lessons_vit_is_said_to_answer_one_class_where_it_does():
     assert "seeds 0, 1: circle for every test image" in notes(lesson)[0]
     vit = shipped_units("lesson", "vit", "test")
     assert vit[0, 1] == vit[1, 1] == 0.5  # answering one class everywhere scores exactly 50 % on the test set
+    a, b, c = (pct(vit[seed, 1]) for seed in range(3))  # the notebook's draw: a knife edge, said to be one
+    assert (f"notebook's three seeds as shipped ({a}, {b} and {c} % on the test set: seeds this close to answering one "
+            "class everywhere can land on either side on another machine's rounding)") in readme()
     assert "but over 10 draws averages about 61 % on the test set: better than guessing, far behind the CNN" in readme()
     assert pct(sum(vit.values()) / len(vit)) == 61
 

@@ -94,6 +94,10 @@ def test_the_tradeoff_notes_name_the_scales_that_do_both_from_their_intervals():
     assert said[0].endswith(", ".join(f"{a:g}" for a in both) + ".") and both
     small = [b for b in where if b.alpha < 0.05]
     assert any("not shown to tell where" in n for n in said) == all(b.interval.lo <= 0.5 for b in small)
+    # what a small table cannot do is said within the sweeps' training budget, never as a property of the table
+    budgeted = tradeoff_notes(what, where, epochs=200)
+    assert [n for n in budgeted if "not shown to tell where" in n] == [
+        n for n in budgeted if "where a shape is in 200 epochs:" in n and "a longer training" in n]
 
 
 def test_models_that_answer_alike_are_named_as_one_behaviour():
