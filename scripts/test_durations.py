@@ -1,9 +1,10 @@
-"""Where the suite's time goes, measured: ``python -m scripts.test_durations [fast|full]``.
+"""Where the suite's time goes, measured: ``python -m scripts.test_durations [fast|full|report FILE]``.
 
 ``fast`` (the default) runs the fast tier (``python -m pytest -m fast``) and writes every test's time to
 ``tests/fast_durations.json``, the budget ``tests/test_architecture.py`` holds the tier to (90 s in all, none over
 ``SLOWEST_FAST`` s, every fast test measured). ``full`` runs the whole suite as CI does (``-n 2``) and prints the time
-per directory and the 20 slowest tests, the tables of docs/tests.md. Both read pytest's JUnit report, whose time per
+per directory and the 20 slowest tests, the tables of docs/tests.md; ``report FILE`` prints them from a run's
+report (``.ci/run`` writes ``artifacts/junit.xml``). All read pytest's JUnit report, whose time per
 test is its setup, call and teardown together.
 """
 
@@ -33,14 +34,20 @@ def measure(tier: str) -> tuple[dict[str, float], float, str]:
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *COMMANDS[tier],
                                "--deselect", BUDGET_TEST, f"--junitxml={report}"], cwd=ROOT, capture_output=True, text=True)
         wall = time.monotonic() - start
-        times = {}
-        for case in ET.parse(report).getroot().iter("testcase"):
-            module = case.get("classname").replace(".", "/")
-            times[f"{module}.py::{case.get('name')}"] = round(float(case.get("time")), 3)
+        times = read_report(report)
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-500:]
     if done.returncode != 0:
         raise SystemExit(f"the {tier} tier failed: {last}")
     return times, wall, last
+
+
+def read_report(report: Path) -> dict[str, float]:
+    """{test id: seconds} from pytest's JUnit report."""
+    times = {}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        module = case.get("classname").replace(".", "/")
+        times[f"{module}.py::{case.get('name')}"] = round(float(case.get("time")), 3)
+    return times
 
 
 def by_directory(times: dict[str, float]) -> list[tuple[str, int, float]]:
@@ -56,13 +63,16 @@ def by_directory(times: dict[str, float]) -> list[tuple[str, int, float]]:
 
 def main(argv: list[str]) -> int:
     tier = argv[0] if argv else "fast"
-    if tier not in COMMANDS:
-        print(f"error: the tier is fast or full, not {tier!r}", file=sys.stderr)
+    if tier == "report" and len(argv) == 2:  # a run's report, as .ci/run writes it (artifacts/junit.xml)
+        times = read_report(Path(argv[1]))
+    elif tier in COMMANDS:
+        times, wall, last = measure(tier)
+        print(f"python -m pytest {' '.join(COMMANDS[tier])}: {last}; {wall:.0f} s wall")
+    else:
+        print(f"error: give fast, full, or report FILE, not {' '.join(argv)!r}", file=sys.stderr)
         return 2
-    times, wall, last = measure(tier)
-    command = f"python -m pytest {' '.join(COMMANDS[tier])}"
-    print(f"{command}: {last}; {wall:.0f} s wall")
     if tier == "fast":
+        command = f"python -m pytest {' '.join(COMMANDS[tier])}"
         BUDGET_FILE.write_text(json.dumps({"command": command, "seconds": round(sum(times.values()), 1),
                                            "wall_seconds": round(wall, 1), "tests": dict(sorted(times.items()))},
                                           indent=1) + "\n")
