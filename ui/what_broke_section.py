@@ -20,7 +20,9 @@ from core.lessons.lesson4_fixing_the_vit import BENCH
 from core.lessons.what_broke import (
     alike_notes,
     answers_changed,
+    by_region,
     held_out_words,
+    region_notes,
     scale_notes,
     scale_points,
     shift_notes,
@@ -200,6 +202,14 @@ def new_for_whom(phase: RunResult, odd: RunResult | None) -> None:
                           for m, n in zip(models, names, strict=True)]).set_index("model")
     static_table(table, "Which held-out offsets are new for which model")
     bullets(stride_notes(runs, phase.config.data.kind.chance))
+    regions = by_region(odd)
+    st.markdown(f"Where on the odd split each model fails: its held-out centres by which coordinates are new "
+                f"(the range over its {len(odd.config.train.seeds)} seeds).")
+    static_table(pd.DataFrame([{"model": model_figures.label(m), **{r: f"{round(100 * min(v))}–{round(100 * max(v))} %"
+                                                                    for r, v in rs.items()}}
+                               for m, rs in regions.items()]).set_index("model"),
+                 "Accuracy on the odd split by region of the held-out centres")
+    bullets(region_notes(odd))
 
     st.markdown("**6 · Why below chance?** On the phase split the lesson's ViT mostly gives the *other* shape's "
                 "answer. What the test images offer a model that reads patches without their place, counted:")

@@ -148,7 +148,9 @@ CARDS: dict[str, Card] = {
                   'consistent under shifts and slightly more accurate.')),
     'cnn-avg': Card('CNN, global average pool', '#6699cc', group='the CNN side',
         what='The CNN with a global *average* pool instead of max.',
-        why='Still position-free: an average over positions does not care where the response is.',
+        why=('An average over positions does not care where a response is, but it is not position-free: zero '
+             'padding marks the border, and on the position task this CNN tells left from right (77–98 % in six '
+             'runs; with circular padding, no border, the CNN is at chance: docs/claims.md §12).'),
         source='Blything et al. 2021, Journal of Vision.',
         reported='Global average pooling gave CNNs tolerance to positions never trained.'),
     'cnn-flatten': Card('CNN, flatten + linear head', '#888888', group='the CNN side',

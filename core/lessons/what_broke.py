@@ -19,11 +19,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.data.data_config import DataConfig
+from core.data.shapes import make_image
 from core.engine.results.behaviour import (
     OFFSETS,
     REGIONS,
     answer_groups,
     map_images_per_cell,
+    map_scores,
     new_for_stride,
     offset_kind,
     region,
@@ -125,8 +127,9 @@ def tradeoff_notes(what: list[ScalePoint], where: list[ScalePoint], chance: floa
         budget = f" in {epochs} epochs" if epochs else ""
         out.append(f"With a table this small the ViT is not shown to tell where a shape is{budget}: "
                    + "; ".join(f"α = {b.alpha:g}: {b.interval}" for b in small)
-                   + ". Passing the notebook's test there is what a model with no positions does. Whether a longer "
-                   "training lets it learn where is a control these sweeps do not run.")
+                   + ". Passing the notebook's test there is what a model with no positions does, within this "
+                   "budget only: trained longer, the ViT at α = 0.02 learns where too (docs/claims.md §8, a control "
+                   "these sweeps do not ship), so the trade-off is the training budget's.")
     return out
 
 
@@ -306,6 +309,64 @@ def stride_notes(runs: list[list[StrideRow]], chance: float = 0.5) -> list[str]:
                       "can't tell yet which is higher")
             out.append(f"The blur alone, {label(blurred)} against {label(plain)} with {held_out_words(pair[plain].held_out)} "
                        f"held out: {d * 100:+.0f} points (95 % interval {lo * 100:+.0f} to {hi * 100:+.0f}), {change}.")
+    return out
+
+
+def by_region(result: RunResult) -> dict[str, dict[str, list[float]]]:
+    """Each model's accuracy at the held-out centres of each region (``behaviour.region``: one coordinate new, or
+    both), one number per seed: {model: {region: [accuracy at each seed]}}, regions with no centre left out."""
+    d = result.config.data
+    out: dict[str, dict[str, list[float]]] = {}
+    for model in result.config.models:
+        for r in REGIONS[1:]:
+            per_seed = map_scores(result, model, lambda cx, cy, r=r: region(d, cx, cy) == r)
+            if per_seed:
+                out.setdefault(model, {})[r] = [per_seed[s] for s in sorted(per_seed)]
+    return out
+
+
+def parity_ink(shape: str, cx: int, cy: int, size: int = 16) -> tuple[int, ...]:
+    """The ink of one shape at (cx, cy) on each pixel-parity class: (x even, y even), (x odd, y even), (x even, y odd),
+    (x odd, y odd). A model can read these counts without knowing where anything is."""
+    image = make_image(shape, cx, cy, size)
+    return tuple(int(round(float(image[y::2, x::2].sum()))) for y in (0, 1) for x in (0, 1))
+
+
+def region_notes(result: RunResult) -> list[str]:
+    """Where on the odd split (``result``: a run of it) each kind of model fails: the models right at every centre with one coordinate odd and
+    wrong at those with both odd, said with their seeds' ranges, and the parity cue the images carry there. Said as
+    what the numbers are consistent with: the deciding intervention (parity-balanced images) is not run."""
+    table = by_region(result)
+    one, both = REGIONS[1:3], REGIONS[3]
+    split = [m for m, rs in table.items() if both in rs and all(r in rs for r in one)
+             and min(min(rs[r]) for r in one) >= 0.95 and max(rs[both]) <= 0.15]
+    backwards = [m for m, rs in table.items() if both in rs and max(rs[both]) <= 0.15]
+    if not backwards:
+        return []
+    d = result.config.data
+    even = next(c for c in d.kind.centres(d.img_size) if c % 2 == 0 and d.trains_at(c))
+    odd = even + 1
+    ink = {shape: (parity_ink(shape, even, even, d.img_size), parity_ink(shape, odd, odd, d.img_size))
+           for shape in ("plus", "circle")}
+
+    def counts(c):
+        return "/".join(map(str, c))
+    out = []
+    def span(xs):
+        return f"{round(100 * min(xs))}–{round(100 * max(xs))} %"
+    for m in split:
+        out.append(f"**{label(m)}**: right at every held-out centre with one odd coordinate on every seed, which is "
+                   f"just as new for its stride of {spec(m).stride(result.config.model, d.img_size)}; at the centres "
+                   f"with both odd, {span(table[m][both])} over its seeds.")
+    out.append("At the centres with both coordinates odd, " + ", ".join(f"**{label(m)}**" for m in backwards)
+               + " give the other shape's answer on every seed (at most "
+               + f"{round(100 * max(max(table[m][both]) for m in backwards))} % right), stride or none. The images offer a cue that "
+               "reverses exactly there: ink counted on the four pixel-parity classes (x even or odd, y even or odd) is "
+               f"{counts(ink['plus'][0])} for a plus at ({even}, {even}) and {counts(ink['circle'][0])} for a circle; at "
+               f"({odd}, {odd}) the plus has {counts(ink['plus'][1])} and the circle {counts(ink['circle'][1])}, so a "
+               "rule read from those counts in training answers backwards there. The failures are consistent with "
+               "each model's stride and with this cue; images with the cue removed would decide, and the lab has not "
+               "run them yet.")
     return out
 
 

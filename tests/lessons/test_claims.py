@@ -173,3 +173,31 @@ def test_the_readmes_real_handwriting_numbers_are_the_shipped_runs():
     for m in REMEDIES:
         found = shipped_units("digits", m, "test").values()
         assert sum(found) / len(found) < sum(cnn) / len(cnn), m
+
+
+def test_claim_11_the_odd_splits_failures_are_where_both_coordinates_are_odd_and_the_ink_says_why():
+    """docs/claims.md §11, from the shipped odd split (the notebook's draw, seeds 0-4) and the shapes themselves."""
+    from core.data.shapes import make_image
+    from core.engine.results.behaviour import REGIONS, map_scores, region
+    from core.lessons.lesson3_vit_vs_cnn import PRESETS
+
+    odd = load_fresh_shipped()[PRESETS["splits-odd"]]
+    d = odd.config.data
+
+    def by_region(model):
+        return {r: map_scores(odd, model, lambda cx, cy, r=r: region(d, cx, cy) == r) for r in REGIONS[1:]}
+
+    cnn = by_region("cnn")
+    assert all(v == 1.0 for r in REGIONS[1:3] for v in cnn[r].values())  # one coordinate odd: right everywhere
+    assert [round(100 * v) for _, v in sorted(cnn["both new"].items())] == [10, 0, 0, 0, 2]
+    for model in ("vit", "mlp", "linear", "vit-nopos"):
+        assert max(by_region(model)["both new"].values()) <= 0.02, model  # the other shape's answer
+    assert min(by_region("vit-blur")["both new"].values()) >= 0.74 and min(by_region("cnn-avg")["both new"].values()) >= 0.88
+
+    def parity_ink(shape, cx, cy):  # ink on (y even, x even), (y even, x odd), (y odd, x even), (y odd, x odd)
+        image = make_image(shape, cx, cy)
+        return [int(image[y::2, x::2].sum()) for y in (0, 1) for x in (0, 1)]
+
+    assert parity_ink("plus", 6, 6) == [5, 8, 8, 12] and parity_ink("circle", 6, 6) == [9, 8, 8, 4]
+    assert parity_ink("plus", 7, 7) == [12, 8, 8, 5] and parity_ink("circle", 7, 7) == [4, 8, 8, 9]
+    assert parity_ink("plus", 7, 6) == [8, 5, 12, 8] and parity_ink("circle", 7, 6) == [8, 9, 4, 8]

@@ -97,7 +97,7 @@ def test_the_tradeoff_notes_name_the_scales_that_do_both_from_their_intervals():
     # what a small table cannot do is said within the sweeps' training budget, never as a property of the table
     budgeted = tradeoff_notes(what, where, epochs=200)
     assert [n for n in budgeted if "not shown to tell where" in n] == [
-        n for n in budgeted if "where a shape is in 200 epochs:" in n and "a longer training" in n]
+        n for n in budgeted if "where a shape is in 200 epochs:" in n and "trained longer" in n]
 
 
 def test_models_that_answer_alike_are_named_as_one_behaviour():
@@ -106,3 +106,20 @@ def test_models_that_answer_alike_are_named_as_one_behaviour():
     phase = load_fresh_shipped()[PRESETS["splits-phase"]]
     said = alike_notes(phase, "phase split")
     assert any("**ViT, no positions**" in n and "**ViT, learned positions**" in n for n in said)
+
+
+def test_the_odd_splits_regions_name_who_fails_where_and_the_parity_cue_from_the_shipped_run():
+    from core.lessons.what_broke import by_region, parity_ink, region_notes
+
+    odd = load_fresh_shipped()[PRESETS["splits-odd"]]
+    table = by_region(odd)
+    assert set(table["cnn"]) == {"only x new", "only y new", "both new"}
+    said = region_notes(odd)
+    cnn = next(n for n in said if n.startswith("**CNN**"))
+    both = table["cnn"]["both new"]
+    assert f"{round(100 * min(both))}–{round(100 * max(both))} % over its seeds" in cnn  # the shipped seeds' range
+    backwards = next(n for n in said if n.startswith("At the centres with both coordinates odd"))
+    assert "**MLP (flatten + hidden layer)**" in backwards and "blur" not in backwards  # stride or none, no blur
+    assert "/".join(map(str, parity_ink("plus", 4, 4))) in backwards and "consistent with" in backwards
+    assert "images with the cue removed would decide" in backwards  # a mechanism not shown is not claimed
+    assert parity_ink("plus", 5, 5) == tuple(reversed(parity_ink("plus", 4, 4)))  # the counts swap ends

@@ -468,3 +468,18 @@ def test_the_two_splits_are_shown_side_by_side_after_a_prediction():
     assert any("at whole-patch moves and at new offsets" in md.value for md in at.markdown)
     notes = [md.value for md in at.markdown if md.value.startswith("- **")]
     assert any("**CNN**: whole-patch moves" in n for n in notes)
+
+
+def test_new_for_whom_shows_the_odd_split_by_region_and_says_the_parity_cue_as_consistent_not_as_the_cause():
+    at = reveal(page(PAGE, timeout=60))
+    open_section(at, "What broke the ViT?")
+    for gate in ("predict_alpha_skip", "predict_split_skip", "predict_stride_skip"):
+        if any(b.key == gate for b in at.button):
+            at.button(key=gate).click().run()
+    assert_clean(at)
+    regions = tables(at, "Accuracy on the odd split by region of the held-out centres")[0]
+    assert list(regions.columns) == ["only x new", "only y new", "both new"]
+    assert regions.loc["CNN", "only x new"] == "100–100 %" and regions.loc["CNN", "both new"] == "0–10 %"
+    notes = [md.value for md in at.markdown if md.value.startswith("- ")]
+    cue = next(n for n in notes if "pixel-parity classes" in n)
+    assert "consistent with each model's stride and with this cue" in cue and "would decide" in cue
